@@ -1,0 +1,19 @@
+# ndd: near-duplicate detection for PostgreSQL
+EXTENSION = ndd
+MODULE_big = ndd
+OBJS = \
+	src/ndd.o \
+	src/shingle.o \
+	src/minhash.o \
+	src/minhash_agg.o
+
+DATA = $(wildcard sql/ndd--*.sql)
+PGFILEDESC = "ndd - near-duplicate detection"
+
+REGRESS = shingle minhash minhash_accuracy agg
+REGRESS_OPTS = --load-extension=ndd
+TAP_TESTS = 1
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)

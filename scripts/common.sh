@@ -1,0 +1,73 @@
+# Shared set-up for scripts/demo.sh and scripts/test.sh (sourced, not run).
+# Installs what is missing, builds and installs ndd, and runs a throwaway
+# PostgreSQL 15 cluster as an unprivileged user on a private Unix socket.
+
+PGVER=15
+PGBIN=/usr/lib/postgresql/$PGVER/bin
+export PG_CONFIG=$PGBIN/pg_config
+NDD_PACKAGES="gcc make libc6-dev postgresql-$PGVER postgresql-server-dev-$PGVER libxxhash-dev libipc-run-perl"
+NDD_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+say() { printf '== %s\n' "$*" >&2; }
+
+# Install missing Debian packages (as root), or say what to run and stop.
+ndd_ensure_packages() {
+	local missing=() p
+	for p in $NDD_PACKAGES "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "Missing packages: ${missing[*]}" >&2
+		echo "Run: sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+		exit 1
+	fi
+	say "installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >&2 || exit 1
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || exit 1
+}
+
+# Build, and install into PostgreSQL's directories.
+ndd_build_install() {
+	say "building ndd"
+	make -C "$NDD_TOP" -s PG_CONFIG="$PG_CONFIG" ${PG_CFLAGS:+PG_CFLAGS="$PG_CFLAGS"} >&2 || exit 1
+	if [ ! -w "$($PG_CONFIG --pkglibdir)" ]; then
+		echo "Cannot write to $($PG_CONFIG --pkglibdir)." >&2
+		echo "Run: sudo make -C $NDD_TOP install PG_CONFIG=$PG_CONFIG" >&2
+		exit 1
+	fi
+	make -C "$NDD_TOP" -s install PG_CONFIG="$PG_CONFIG" >&2 || exit 1
+}
+
+# Run a command as the cluster's owner: postgres when we are root.
+ndd_as_owner() {
+	if [ "$(id -u)" -eq 0 ]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+# Start a throwaway cluster; sets NDD_TMP, PGHOST, PGPORT, PGUSER.
+ndd_cluster_start() {
+	NDD_TMP=$(mktemp -d /tmp/ndd-XXXXXX)
+	chmod 755 "$NDD_TMP"
+	[ "$(id -u)" -eq 0 ] && chown postgres: "$NDD_TMP"
+	trap ndd_cluster_stop EXIT
+	export PGHOST=$NDD_TMP PGPORT=54329 PGUSER=postgres PGDATABASE=postgres
+	say "starting a throwaway cluster in $NDD_TMP"
+	ndd_as_owner "$PGBIN/initdb" -D "$NDD_TMP/data" -U postgres -A trust -E UTF8 \
+		--locale=C.UTF-8 --no-sync >"$NDD_TMP/initdb.log" 2>&1 ||
+		{ cat "$NDD_TMP/initdb.log" >&2; exit 1; }
+	ndd_as_owner "$PGBIN/pg_ctl" -D "$NDD_TMP/data" -l "$NDD_TMP/server.log" -w \
+		-o "-p $PGPORT -k $NDD_TMP -c listen_addresses='' -c fsync=off" start >/dev/null ||
+		{ cat "$NDD_TMP/server.log" >&2; exit 1; }
+}
+
+ndd_cluster_stop() {
+	[ -n "${NDD_TMP:-}" ] || return 0
+	ndd_as_owner "$PGBIN/pg_ctl" -D "$NDD_TMP/data" -m immediate stop >/dev/null 2>&1
+	rm -rf "$NDD_TMP"
+	NDD_TMP=
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Run every ndd test suite (pg_regress, isolation, TAP) against a throwaway
+# PostgreSQL 15 cluster.  Ends with one line: "N passed, N failed".
+set -u
+. "$(dirname "$0")/common.sh"
+
+ndd_ensure_packages
+ndd_build_install
+ndd_cluster_start
+
+# pg_regress and TAP write into the tree: run them in a copy the cluster's
+# owner can write to.
+work=$NDD_TMP/tree
+mkdir -p "$work"
+(cd "$NDD_TOP" && tar --exclude=.git --exclude=results -cf - .) | tar -xf - -C "$work"
+[ "$(id -u)" -eq 0 ] && chown -R postgres: "$work"
+
+passed=0
+failed=0
+log=$NDD_TMP/suite.log
+
+# run_suite NAME MAKE-ARGS...: one PGXS installcheck with only that suite
+run_suite() {
+	local name=$1
+	shift
+	say "running $name tests"
+	ndd_as_owner env PATH="$PATH" PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" \
+		make -C "$work" -s installcheck PG_CONFIG="$PG_CONFIG" "$@" >"$log" 2>&1
+	local status=$?
+	if [ "$name" = tap ] && [ "$status" -eq 0 ]; then
+		grep -vE '^#' "$log"	# the diagnostics only when something failed
+	else
+		cat "$log"
+	fi
+	local ok bad
+	if [ "$name" = tap ]; then
+		ok=$(grep -cE '^ *ok [0-9]+' "$log")
+		bad=$(grep -cE '^ *not ok [0-9]+' "$log")
+	else
+		ok=$(grep -cE '\.\.\. ok ' "$log")
+		bad=$(grep -cE '\.\.\. FAILED' "$log")
+	fi
+	if [ "$status" -ne 0 ] && [ "$bad" -eq 0 ]; then
+		bad=1			# the suite itself broke
+	fi
+	[ -f "$work/regression.diffs" ] && [ "$bad" -gt 0 ] && cat "$work/regression.diffs"
+	[ -f "$work/output_iso/regression.diffs" ] && [ "$bad" -gt 0 ] && cat "$work/output_iso/regression.diffs"
+	passed=$((passed + ok))
+	failed=$((failed + bad))
+}
+
+run_suite regress ISOLATION= TAP_TESTS=
+if grep -qE '^ISOLATION *=' "$work/Makefile"; then
+	run_suite isolation REGRESS= TAP_TESTS=
+fi
+if ls "$work"/t/*.pl >/dev/null 2>&1; then
+	run_suite tap REGRESS= ISOLATION= PROVE_FLAGS=-v
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

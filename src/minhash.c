@@ -1,0 +1,619 @@
+/*
+ * minhash.c
+ *		The minhash type: construction, text and binary I/O, similarity and
+ *		the % and <-> operators.
+ *
+ * One permutation, densified
+ * --------------------------
+ * Classic minhash evaluates K hash functions on every shingle: O(nK).  We use
+ * one-permutation hashing instead (Li, Owen and Zhang, 2012): each shingle's
+ * 64-bit hash is split in two halves; the high half picks one of K bins
+ * (multiply-shift, no division) and the low half is the value, and each bin
+ * keeps its minimum value.  That is one hash and one comparison per shingle:
+ * O(n + K).
+ *
+ * A short document leaves some bins empty.  They are filled by optimal
+ * densification (Shrivastava, 2017): an empty bin i probes bins j1, j2, ...
+ * chosen by a hash of (i, attempt) that does not depend on the document, and
+ * copies the value of the first bin that is not empty.  Two documents probe
+ * the same sequence, so their copies agree exactly when the first bin
+ * reached by their union holds a shared minimum: each position still agrees
+ * with probability J, the Jaccard resemblance, and similarity() = agreeing
+ * positions / K stays unbiased with binomial error sqrt(J(1-J)/K).
+ *
+ * A sketch remembers which positions were filled (a bitmap, present only
+ * when some were), because the union of two sketches is the element-wise
+ * minimum of their *real* bins, densified again; filled values must not take
+ * part in it.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "libpq/pqformat.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "hash.h"
+#include "minhash.h"
+#include "ndd.h"
+#include "shingle.h"
+
+/* Probes per empty bin before falling back to the next real bin in order. */
+#define MINHASH_MAX_PROBES(k)	(64 * (k))
+
+static const char *
+MinHashSourceName(int source)
+{
+	switch (source)
+	{
+		case MINHASH_SOURCE_WORD:
+			return "word";
+		case MINHASH_SOURCE_CHAR:
+			return "char";
+		case MINHASH_SOURCE_TEXT:
+			return "text";
+		case MINHASH_SOURCE_BIGINT:
+			return "bigint";
+	}
+	return NULL;
+}
+
+static int
+MinHashSourceFromName(const char *name, size_t len)
+{
+	for (int s = MINHASH_SOURCE_WORD; s <= MINHASH_SOURCE_BIGINT; s++)
+	{
+		const char *n = MinHashSourceName(s);
+
+		if (strlen(n) == len && memcmp(n, name, len) == 0)
+			return s;
+	}
+	return 0;
+}
+
+/* "num_perm=128, unit=word, shingle_size=5, seed=0", for messages */
+static char *
+MinHashSettings(const MinHash *mh)
+{
+	return psprintf("num_perm=%d, unit=%s, shingle_size=%d, seed=%d",
+					mh->num_perm, MinHashSourceName(mh->source),
+					mh->shingle_size, mh->seed);
+}
+
+static void
+CheckNumPerm(int num_perm)
+{
+	if (num_perm < NDD_NUM_PERM_MIN || num_perm > NDD_NUM_PERM_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("num_perm %d is out of range", num_perm),
+				 errdetail("num_perm must be between %d and %d.",
+						   NDD_NUM_PERM_MIN, NDD_NUM_PERM_MAX)));
+}
+
+/* The bin an empty bin i looks at on its attempt-th probe. */
+static inline int
+DensifyProbe(int i, uint32 attempt, int k, int32 seed)
+{
+	uint64		h = NddHashMix(((uint64) (uint32) i << 32 | attempt) ^
+							   NddHashMix((uint64) (uint32) seed));
+
+	return (int) NddHashRange((uint32) (h >> 32), (uint32) k);
+}
+
+/*
+ * Build a sketch from raw bin minima (MINHASH_EMPTY_VALUE where no element
+ * fell), densifying the empty bins.
+ */
+MinHash *
+MinHashFromRaw(const uint32 *raw, int k, MinHashSource source,
+			   int shingle_size, int32 seed)
+{
+	int			nreal = 0;
+	MinHash    *mh;
+
+	for (int i = 0; i < k; i++)
+		nreal += (raw[i] != MINHASH_EMPTY_VALUE);
+
+	mh = palloc0(MINHASH_SIZE(k, nreal > 0 && nreal < k));
+	SET_VARSIZE(mh, MINHASH_SIZE(k, nreal > 0 && nreal < k));
+	mh->version = MINHASH_VERSION;
+	mh->source = source;
+	mh->shingle_size = shingle_size;
+	mh->num_perm = k;
+	mh->seed = seed;
+	memcpy(mh->values, raw, k * sizeof(uint32));
+
+	if (nreal == 0)
+		mh->flags |= MINHASH_FLAG_EMPTY;
+	else if (nreal < k)
+	{
+		uint32	   *filled = MINHASH_FILLED_BITMAP(mh);
+
+		mh->flags |= MINHASH_FLAG_FILLED;
+		for (int i = 0; i < k; i++)
+		{
+			uint32		attempt = 0;
+			int			j;
+
+			if (raw[i] != MINHASH_EMPTY_VALUE)
+				continue;
+			for (;;)
+			{
+				if (attempt < MINHASH_MAX_PROBES(k))
+					j = DensifyProbe(i, attempt++, k, seed);
+				else
+					j = (i + (attempt++ - MINHASH_MAX_PROBES(k)) + 1) % k;
+				if (raw[j] != MINHASH_EMPTY_VALUE)
+					break;
+			}
+			mh->values[i] = raw[j];
+			filled[i / 32] |= (uint32) 1 << (i % 32);
+		}
+	}
+	return mh;
+}
+
+/* Error out unless both sketches were made the same way. */
+void
+MinHashCheckCompatible(const MinHash *a, const MinHash *b)
+{
+	if (a->num_perm != b->num_perm || a->source != b->source ||
+		a->shingle_size != b->shingle_size || a->seed != b->seed ||
+		a->version != b->version)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot compare minhash sketches made with different settings"),
+				 errdetail("One was made with %s, the other with %s.",
+						   MinHashSettings(a), MinHashSettings(b)),
+				 errhint("Make both sketches with the same num_perm, unit, shingle_size and seed.")));
+}
+
+/* Estimated Jaccard resemblance: the fraction of agreeing positions. */
+double
+MinHashSimilarity(const MinHash *a, const MinHash *b)
+{
+	int			k = a->num_perm;
+	int			same = 0;
+
+	MinHashCheckCompatible(a, b);
+	if ((a->flags | b->flags) & MINHASH_FLAG_EMPTY)
+		return 0.0;
+	for (int i = 0; i < k; i++)
+		same += (a->values[i] == b->values[i]);
+	return (double) same / k;
+}
+
+/* ---------------------------------------------------------------------
+ * Construction
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct MinHashBuilder
+{
+	int			num_perm;
+	uint32	   *mins;
+} MinHashBuilder;
+
+static void
+MinHashBuilderInit(MinHashBuilder *b, int num_perm)
+{
+	CheckNumPerm(num_perm);
+	b->num_perm = num_perm;
+	b->mins = palloc(num_perm * sizeof(uint32));
+	memset(b->mins, 0xFF, num_perm * sizeof(uint32));
+}
+
+/* One element: its high half picks the bin, its low half competes there. */
+static void
+MinHashBuilderAdd(void *arg, uint64 hash)
+{
+	MinHashBuilder *b = (MinHashBuilder *) arg;
+	uint32		bin = NddHashRange((uint32) (hash >> 32), (uint32) b->num_perm);
+	uint32		value = (uint32) hash;
+
+	if (value < b->mins[bin])
+		b->mins[bin] = value;
+}
+
+/* minhash_sketch(doc text, num_perm, shingle_size, unit, strip_html, seed) */
+PG_FUNCTION_INFO_V1(minhash_sketch_text);
+Datum
+minhash_sketch_text(PG_FUNCTION_ARGS)
+{
+	text	   *doc = PG_GETARG_TEXT_PP(0);
+	int32		num_perm = PG_GETARG_INT32(1);
+	int32		shingle_size = PG_GETARG_INT32(2);
+	char	   *unit = text_to_cstring(PG_GETARG_TEXT_PP(3));
+	bool		strip_html = PG_GETARG_BOOL(4);
+	int32		seed = PG_GETARG_INT32(5);
+	ShingleConfig cfg;
+	MinHashBuilder b;
+
+	ShingleConfigInit(&cfg, unit, shingle_size, strip_html, (uint64) (uint32) seed);
+	MinHashBuilderInit(&b, num_perm);
+	ShingleHashes(VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), &cfg,
+				  MinHashBuilderAdd, &b);
+	PG_RETURN_MINHASH_P(MinHashFromRaw(b.mins, num_perm,
+									   cfg.unit == SHINGLE_UNIT_CHAR ?
+									   MINHASH_SOURCE_CHAR : MINHASH_SOURCE_WORD,
+									   shingle_size, seed));
+}
+
+/* minhash_sketch(elements text[] | bigint[], num_perm, seed): a set as given */
+PG_FUNCTION_INFO_V1(minhash_sketch_array);
+Datum
+minhash_sketch_array(PG_FUNCTION_ARGS)
+{
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(0);
+	int32		num_perm = PG_GETARG_INT32(1);
+	int32		seed = PG_GETARG_INT32(2);
+	uint64		hseed = (uint64) (uint32) seed;
+	Oid			elemtype = ARR_ELEMTYPE(arr);
+	MinHashBuilder b;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+
+	MinHashBuilderInit(&b, num_perm);
+	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+	deconstruct_array(arr, elemtype, typlen, typbyval, typalign, &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+	{
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("array must not contain nulls")));
+		if (elemtype == INT8OID)
+		{
+			int64		v = DatumGetInt64(elems[i]);
+
+			MinHashBuilderAdd(&b, NddHashBytes(&v, sizeof(v), hseed));
+		}
+		else
+		{
+			text	   *t = DatumGetTextPP(elems[i]);
+
+			MinHashBuilderAdd(&b, NddHashBytes(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), hseed));
+		}
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	PG_RETURN_MINHASH_P(MinHashFromRaw(b.mins, num_perm,
+									   elemtype == INT8OID ?
+									   MINHASH_SOURCE_BIGINT : MINHASH_SOURCE_TEXT,
+									   1, seed));
+}
+
+/* ---------------------------------------------------------------------
+ * Text and binary I/O
+ *
+ * Text form: v1,num_perm=128,unit=word,shingle_size=5,seed=0:VALUES[:FILLED]
+ * VALUES is K values of 8 hex digits; FILLED, present only when some
+ * positions were filled by densification, is the bitmap as K/32 words of 8
+ * hex digits.  A sketch of no elements has "empty" as its VALUES.
+ * ---------------------------------------------------------------------
+ */
+
+static void
+AppendHexWords(StringInfo buf, const uint32 *words, int n)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	enlargeStringInfo(buf, n * 8);
+	for (int i = 0; i < n; i++)
+		for (int shift = 28; shift >= 0; shift -= 4)
+			buf->data[buf->len++] = hex[(words[i] >> shift) & 0xF];
+	buf->data[buf->len] = '\0';
+}
+
+PG_FUNCTION_INFO_V1(minhash_out);
+Datum
+minhash_out(PG_FUNCTION_ARGS)
+{
+	MinHash    *mh = PG_GETARG_MINHASH_P(0);
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "v%d,num_perm=%d,unit=%s,shingle_size=%d,seed=%d:",
+					 mh->version, mh->num_perm, MinHashSourceName(mh->source),
+					 mh->shingle_size, mh->seed);
+	if (mh->flags & MINHASH_FLAG_EMPTY)
+		appendStringInfoString(&buf, "empty");
+	else
+	{
+		AppendHexWords(&buf, mh->values, mh->num_perm);
+		if (mh->flags & MINHASH_FLAG_FILLED)
+		{
+			appendStringInfoChar(&buf, ':');
+			AppendHexWords(&buf, MINHASH_FILLED_BITMAP(mh),
+						   MINHASH_BITMAP_WORDS(mh->num_perm));
+		}
+	}
+	PG_RETURN_CSTRING(buf.data);
+}
+
+#define MINHASH_SYNTAX_ERROR(input, ...) \
+	ereport(ERROR, \
+			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION), \
+			 errmsg("invalid input syntax for type minhash: \"%s\"", input), \
+			 errdetail(__VA_ARGS__)))
+
+/* Parse "name=<integer>" followed by the given terminator. */
+static long
+ParseField(const char *input, const char **p, const char *name, char terminator)
+{
+	size_t		nl = strlen(name);
+	char	   *end;
+	long		v;
+
+	if (strncmp(*p, name, nl) != 0 || (*p)[nl] != '=')
+		MINHASH_SYNTAX_ERROR(input, "Expected \"%s=\" at character %d.",
+							 name, (int) (*p - input) + 1);
+	*p += nl + 1;
+	errno = 0;
+	v = strtol(*p, &end, 10);
+	if (end == *p || errno != 0 || *end != terminator || v < PG_INT32_MIN || v > PG_INT32_MAX)
+		MINHASH_SYNTAX_ERROR(input, "Invalid value of %s at character %d.",
+							 name, (int) (*p - input) + 1);
+	*p = end + 1;
+	return v;
+}
+
+/* Parse n words of 8 hex digits. */
+static void
+ParseHexWords(const char *input, const char **p, uint32 *words, int n, const char *what)
+{
+	for (int i = 0; i < n; i++)
+	{
+		uint32		w = 0;
+
+		for (int d = 0; d < 8; d++)
+		{
+			char		c = (*p)[0];
+			int			v;
+
+			if (c >= '0' && c <= '9')
+				v = c - '0';
+			else if (c >= 'a' && c <= 'f')
+				v = c - 'a' + 10;
+			else if (c >= 'A' && c <= 'F')
+				v = c - 'A' + 10;
+			else
+				MINHASH_SYNTAX_ERROR(input, "The %s must be %d groups of 8 hexadecimal digits; character %d is not one.",
+									 what, n, (int) (*p - input) + 1);
+			w = (w << 4) | v;
+			(*p)++;
+		}
+		words[i] = w;
+	}
+}
+
+/* Check the header fields that text and binary input share. */
+static void
+CheckHeader(const char *input, int version, int num_perm, int source, int shingle_size)
+{
+	if (version != MINHASH_VERSION)
+		MINHASH_SYNTAX_ERROR(input, "Unsupported minhash format version %d.", version);
+	if (num_perm < NDD_NUM_PERM_MIN || num_perm > NDD_NUM_PERM_MAX)
+		MINHASH_SYNTAX_ERROR(input, "num_perm must be between %d and %d.",
+							 NDD_NUM_PERM_MIN, NDD_NUM_PERM_MAX);
+	if (source < MINHASH_SOURCE_WORD || source > MINHASH_SOURCE_BIGINT)
+		MINHASH_SYNTAX_ERROR(input, "unit must be word, char, text or bigint.");
+	if (source >= MINHASH_SOURCE_TEXT ? shingle_size != 1 :
+		(shingle_size < NDD_SHINGLE_SIZE_MIN || shingle_size > NDD_SHINGLE_SIZE_MAX))
+		MINHASH_SYNTAX_ERROR(input, "shingle_size must be between %d and %d, and 1 for arrays.",
+							 NDD_SHINGLE_SIZE_MIN, NDD_SHINGLE_SIZE_MAX);
+}
+
+/*
+ * Rebuild a sketch from its parts, checking what densification guarantees:
+ * filled positions lie within K and leave at least one real position.
+ */
+static MinHash *
+MinHashAssemble(const char *input, int num_perm, int source, int shingle_size,
+				int32 seed, bool empty, const uint32 *values, const uint32 *filled)
+{
+	int			nfilled = 0;
+	bool		has_filled;
+	MinHash    *mh;
+
+	if (filled)
+	{
+		for (int i = 0; i < num_perm; i++)
+			nfilled += (filled[i / 32] >> (i % 32)) & 1;
+		if (num_perm % 32 != 0 &&
+			(filled[num_perm / 32] >> (num_perm % 32)) != 0)
+			MINHASH_SYNTAX_ERROR(input, "The filled bitmap has bits beyond num_perm.");
+		if (nfilled == num_perm)
+			MINHASH_SYNTAX_ERROR(input, "The filled bitmap leaves no real position.");
+	}
+	has_filled = nfilled > 0;
+	mh = palloc0(MINHASH_SIZE(num_perm, has_filled));
+	SET_VARSIZE(mh, MINHASH_SIZE(num_perm, has_filled));
+	mh->version = MINHASH_VERSION;
+	mh->source = source;
+	mh->shingle_size = shingle_size;
+	mh->num_perm = num_perm;
+	mh->seed = seed;
+	if (empty)
+	{
+		mh->flags = MINHASH_FLAG_EMPTY;
+		memset(mh->values, 0xFF, num_perm * sizeof(uint32));
+	}
+	else
+	{
+		memcpy(mh->values, values, num_perm * sizeof(uint32));
+		if (has_filled)
+		{
+			mh->flags = MINHASH_FLAG_FILLED;
+			memcpy(MINHASH_FILLED_BITMAP(mh), filled,
+				   MINHASH_BITMAP_WORDS(num_perm) * sizeof(uint32));
+		}
+	}
+	return mh;
+}
+
+PG_FUNCTION_INFO_V1(minhash_in);
+Datum
+minhash_in(PG_FUNCTION_ARGS)
+{
+	const char *input = PG_GETARG_CSTRING(0);
+	const char *p = input;
+	long		version;
+	long		num_perm;
+	long		shingle_size;
+	long		seed;
+	int			source;
+	const char *comma;
+	uint32	   *values = NULL;
+	uint32	   *filled = NULL;
+	bool		empty = false;
+
+	if (*p != 'v')
+		MINHASH_SYNTAX_ERROR(input, "A minhash starts with its format version, as in \"v1,\".");
+	p++;
+	{
+		char	   *end;
+
+		errno = 0;
+		version = strtol(p, &end, 10);
+		if (end == p || *end != ',' || errno != 0)
+			MINHASH_SYNTAX_ERROR(input, "A minhash starts with its format version, as in \"v1,\".");
+		p = end + 1;
+	}
+	num_perm = ParseField(input, &p, "num_perm", ',');
+	if (strncmp(p, "unit=", 5) != 0 || (comma = strchr(p, ',')) == NULL)
+		MINHASH_SYNTAX_ERROR(input, "Expected \"unit=\" at character %d.", (int) (p - input) + 1);
+	source = MinHashSourceFromName(p + 5, comma - p - 5);
+	p = comma + 1;
+	shingle_size = ParseField(input, &p, "shingle_size", ',');
+	seed = ParseField(input, &p, "seed", ':');
+	CheckHeader(input, version, num_perm, source, shingle_size);
+
+	if (strcmp(p, "empty") == 0)
+		empty = true;
+	else
+	{
+		values = palloc(num_perm * sizeof(uint32));
+		ParseHexWords(input, &p, values, num_perm, "values");
+		if (*p == ':')
+		{
+			p++;
+			filled = palloc(MINHASH_BITMAP_WORDS(num_perm) * sizeof(uint32));
+			ParseHexWords(input, &p, filled, MINHASH_BITMAP_WORDS(num_perm), "filled bitmap");
+		}
+		if (*p != '\0')
+			MINHASH_SYNTAX_ERROR(input, "Unexpected character at %d.", (int) (p - input) + 1);
+	}
+	PG_RETURN_MINHASH_P(MinHashAssemble(input, num_perm, source, shingle_size,
+										(int32) seed, empty, values, filled));
+}
+
+PG_FUNCTION_INFO_V1(minhash_send);
+Datum
+minhash_send(PG_FUNCTION_ARGS)
+{
+	MinHash    *mh = PG_GETARG_MINHASH_P(0);
+	StringInfoData buf;
+
+	pq_begintypsend(&buf);
+	pq_sendbyte(&buf, mh->version);
+	pq_sendbyte(&buf, mh->source);
+	pq_sendbyte(&buf, mh->shingle_size);
+	pq_sendbyte(&buf, mh->flags);
+	pq_sendint16(&buf, mh->num_perm);
+	pq_sendint32(&buf, mh->seed);
+	for (int i = 0; i < mh->num_perm; i++)
+		pq_sendint32(&buf, mh->values[i]);
+	if (mh->flags & MINHASH_FLAG_FILLED)
+		for (int i = 0; i < MINHASH_BITMAP_WORDS(mh->num_perm); i++)
+			pq_sendint32(&buf, MINHASH_FILLED_BITMAP(mh)[i]);
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+PG_FUNCTION_INFO_V1(minhash_recv);
+Datum
+minhash_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	const char *what = "(binary)";
+	int			version = pq_getmsgbyte(buf);
+	int			source = pq_getmsgbyte(buf);
+	int			shingle_size = pq_getmsgbyte(buf);
+	int			flags = pq_getmsgbyte(buf);
+	int			num_perm = (uint16) pq_getmsgint(buf, 2);
+	int32		seed = (int32) pq_getmsgint(buf, 4);
+	uint32	   *values;
+	uint32	   *filled = NULL;
+
+	CheckHeader(what, version, num_perm, source, shingle_size);
+	if ((flags & ~(MINHASH_FLAG_EMPTY | MINHASH_FLAG_FILLED)) != 0 ||
+		flags == (MINHASH_FLAG_EMPTY | MINHASH_FLAG_FILLED))
+		MINHASH_SYNTAX_ERROR(what, "Invalid flags %d.", flags);
+	values = palloc(num_perm * sizeof(uint32));
+	for (int i = 0; i < num_perm; i++)
+		values[i] = (uint32) pq_getmsgint(buf, 4);
+	if (flags & MINHASH_FLAG_FILLED)
+	{
+		filled = palloc(MINHASH_BITMAP_WORDS(num_perm) * sizeof(uint32));
+		for (int i = 0; i < MINHASH_BITMAP_WORDS(num_perm); i++)
+			filled[i] = (uint32) pq_getmsgint(buf, 4);
+	}
+	PG_RETURN_MINHASH_P(MinHashAssemble(what, num_perm, source, shingle_size, seed,
+										(flags & MINHASH_FLAG_EMPTY) != 0,
+										values, filled));
+}
+
+/* ---------------------------------------------------------------------
+ * Similarity and operators
+ * ---------------------------------------------------------------------
+ */
+
+PG_FUNCTION_INFO_V1(minhash_similarity);
+Datum
+minhash_similarity(PG_FUNCTION_ARGS)
+{
+	MinHash    *a = PG_GETARG_MINHASH_P(0);
+	MinHash    *b = PG_GETARG_MINHASH_P(1);
+
+	PG_RETURN_FLOAT8(MinHashSimilarity(a, b));
+}
+
+/* a % b: similarity at least ndd.similarity_threshold */
+PG_FUNCTION_INFO_V1(minhash_similarity_op);
+Datum
+minhash_similarity_op(PG_FUNCTION_ARGS)
+{
+	MinHash    *a = PG_GETARG_MINHASH_P(0);
+	MinHash    *b = PG_GETARG_MINHASH_P(1);
+
+	PG_RETURN_BOOL(MinHashSimilarity(a, b) >= ndd_similarity_threshold);
+}
+
+/* a <-> b: 1 - similarity */
+PG_FUNCTION_INFO_V1(minhash_similarity_dist);
+Datum
+minhash_similarity_dist(PG_FUNCTION_ARGS)
+{
+	MinHash    *a = PG_GETARG_MINHASH_P(0);
+	MinHash    *b = PG_GETARG_MINHASH_P(1);
+
+	PG_RETURN_FLOAT8(1.0 - MinHashSimilarity(a, b));
+}
+
+/* minhash_settings(minhash): how a sketch was made, as in error messages */
+PG_FUNCTION_INFO_V1(minhash_settings);
+Datum
+minhash_settings(PG_FUNCTION_ARGS)
+{
+	MinHash    *mh = PG_GETARG_MINHASH_P(0);
+
+	PG_RETURN_TEXT_P(cstring_to_text(MinHashSettings(mh)));
+}

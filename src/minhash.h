@@ -1,0 +1,61 @@
+/*
+ * minhash.h
+ *		The minhash type: K 32-bit min-wise hash values and how they were made.
+ */
+#ifndef NDD_MINHASH_H
+#define NDD_MINHASH_H
+
+#include "fmgr.h"
+
+#define MINHASH_VERSION			1
+
+/* What the hashed elements were. */
+typedef enum MinHashSource
+{
+	MINHASH_SOURCE_WORD = 1,	/* word shingles of a text */
+	MINHASH_SOURCE_CHAR = 2,	/* character shingles of a text */
+	MINHASH_SOURCE_TEXT = 3,	/* elements of a text[] */
+	MINHASH_SOURCE_BIGINT = 4	/* elements of a bigint[] */
+} MinHashSource;
+
+/* flags */
+#define MINHASH_FLAG_EMPTY		0x01	/* made from no elements at all */
+#define MINHASH_FLAG_FILLED		0x02	/* some positions were filled by
+										 * densification; a bitmap follows */
+
+/* a position that no element reached */
+#define MINHASH_EMPTY_VALUE		PG_UINT32_MAX
+
+typedef struct MinHash
+{
+	int32		vl_len_;		/* varlena header (do not touch directly!) */
+	uint8		version;
+	uint8		source;			/* MinHashSource */
+	uint8		shingle_size;	/* 1 for arrays */
+	uint8		flags;
+	uint16		num_perm;		/* K */
+	uint16		unused;
+	int32		seed;
+	uint32		values[FLEXIBLE_ARRAY_MEMBER];	/* K values, then the filled
+												 * bitmap if FLAG_FILLED */
+} MinHash;
+
+#define MINHASH_HEADER_SIZE		offsetof(MinHash, values)
+#define MINHASH_BITMAP_WORDS(k) (((k) + 31) / 32)
+#define MINHASH_SIZE(k, filled) \
+	(MINHASH_HEADER_SIZE + sizeof(uint32) * ((k) + ((filled) ? MINHASH_BITMAP_WORDS(k) : 0)))
+#define MINHASH_FILLED_BITMAP(mh)	((mh)->values + (mh)->num_perm)
+#define MINHASH_IS_FILLED(mh, i) \
+	(((mh)->flags & MINHASH_FLAG_FILLED) && \
+	 (MINHASH_FILLED_BITMAP(mh)[(i) / 32] & ((uint32) 1 << ((i) % 32))))
+
+#define DatumGetMinHashP(x)		((MinHash *) PG_DETOAST_DATUM(x))
+#define PG_GETARG_MINHASH_P(n)	DatumGetMinHashP(PG_GETARG_DATUM(n))
+#define PG_RETURN_MINHASH_P(x)	PG_RETURN_POINTER(x)
+
+extern MinHash *MinHashFromRaw(const uint32 *raw, int num_perm, MinHashSource source,
+							   int shingle_size, int32 seed);
+extern void MinHashCheckCompatible(const MinHash *a, const MinHash *b);
+extern double MinHashSimilarity(const MinHash *a, const MinHash *b);
+
+#endif							/* NDD_MINHASH_H */

@@ -1,0 +1,36 @@
+/*
+ * ndd.c
+ *		Module entry point: the magic block and the ndd.* configuration settings.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/guc.h"
+
+#include "ndd.h"
+
+PG_MODULE_MAGIC;
+
+double		ndd_similarity_threshold = NDD_SIMILARITY_THRESHOLD_DEFAULT;
+
+void		_PG_init(void);
+
+/* Define the ndd.* settings and claim the prefix, as pg_trgm does. */
+void
+_PG_init(void)
+{
+	DefineCustomRealVariable("ndd.similarity_threshold",
+							 "Sets the threshold used by the % operator for minhash.",
+							 "Valid range is 0.0 .. 1.0.",
+							 &ndd_similarity_threshold,
+							 NDD_SIMILARITY_THRESHOLD_DEFAULT,
+							 0.0,
+							 1.0,
+							 PGC_USERSET,
+							 0,
+							 NULL,
+							 NULL,
+							 NULL);
+
+	MarkGUCPrefixReserved("ndd");
+}

@@ -1,0 +1,974 @@
+/*
+ * shingle.c
+ *		Text to shingles, shared by every sketch, and the SQL functions that
+ *		expose the shingles themselves: show_shingles() and the exact jaccard().
+ *
+ * A document goes through three steps.
+ *
+ * 1. Optional HTML stripping (HtmlStrip): tags, comments, <script> and <style>
+ *	  bodies are removed and act as separators; the common character entities
+ *	  are decoded.
+ *
+ * 2. Tokens (TokenizerNext): the text is read as UTF-8.  Letters and digits
+ *	  are case-folded (simple case folding, so "Σ", "σ" and "ς" agree) and
+ *	  form words; everything else separates words.  Compatibility characters
+ *	  (fullwidth Latin, ligatures, circled digits...) are rewritten with
+ *	  PostgreSQL's NFKC tables, and words holding combining marks are put in
+ *	  NFC, so the usual spellings of a word give one token.  Characters of
+ *	  scripts written without spaces (Han, kana, Thai, Lao, Khmer, Myanmar)
+ *	  are words of one character each, so Chinese and Japanese text gives
+ *	  useful word shingles with the default arguments: a 5-word shingle there
+ *	  is a 5-character shingle.  In character mode every character is a
+ *	  token, with one space token wherever separators stood.
+ *
+ *	  The ASCII path is a table lookup per byte; only other characters pay
+ *	  for glibc's C.UTF-8 classification.
+ *
+ * 3. Shingles: each token is hashed with seeded XXH3, and each window of
+ *	  `size` consecutive token hashes is hashed again into the shingle hash.
+ *	  A document with fewer tokens than `size` (but at least one) gives one
+ *	  shingle made of all its tokens; a document without tokens gives none.
+ */
+#include "postgres.h"
+
+#include <locale.h>
+#include <wctype.h>
+
+#include "catalog/pg_type.h"
+#include "common/unicode_norm.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "hash.h"
+#include "ndd.h"
+#include "shingle.h"
+
+/* Look at pending interrupts after this many input bytes. */
+#define SHINGLE_INTERRUPT_BYTES		(64 * 1024)
+
+/* Longest token kept whole; longer runs are cut into pieces this long. */
+#define SHINGLE_MAX_TOKEN_BYTES		(64 * 1024)
+
+/* ASCII letters and digits folded to lower case; 0 for separators. */
+static char ascii_fold[128];
+static bool ascii_fold_ready = false;
+
+static locale_t utf8_locale = (locale_t) 0;
+
+/* The tokenizer's state over one document. */
+typedef struct Tokenizer
+{
+	const unsigned char *p;
+	const unsigned char *end;
+	const unsigned char *next_check;
+	ShingleUnit unit;
+
+	/* the current word, folded, UTF-8 */
+	char	   *word;
+	int			word_len;
+	int			word_cap;
+	bool		word_needs_nfc;
+
+	/* code points of an NFKC expansion, handed out one at a time */
+	pg_wchar	queue[32];
+	int			queue_pos;
+	int			queue_len;
+
+	/* a separator was seen since the last word */
+	bool		gap;
+	bool		any_word;
+
+	/* character mode: the word being handed out one character at a time */
+	int			char_pos;
+	bool		char_space_pending;
+
+	/* the token handed to the caller */
+	const char *token;
+	int			token_len;
+} Tokenizer;
+
+typedef enum CodePointClass
+{
+	CP_SEPARATOR,
+	CP_LETTER,					/* part of a word */
+	CP_MARK,					/* combining mark: continues a word */
+	CP_STANDALONE				/* a word by itself (scripts without spaces) */
+} CodePointClass;
+
+static void
+InitTables(void)
+{
+	if (!ascii_fold_ready)
+	{
+		for (int c = 0; c < 128; c++)
+		{
+			if (c >= 'A' && c <= 'Z')
+				ascii_fold[c] = (char) (c - 'A' + 'a');
+			else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+				ascii_fold[c] = (char) c;
+			else
+				ascii_fold[c] = 0;
+		}
+		ascii_fold_ready = true;
+	}
+	if (utf8_locale == (locale_t) 0)
+	{
+		utf8_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t) 0);
+		if (utf8_locale == (locale_t) 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_CONFIG_FILE_ERROR),
+					 errmsg("could not load locale \"C.UTF-8\" for Unicode character classes"),
+					 errhint("Install the C.UTF-8 locale of the C library.")));
+	}
+}
+
+/* Is this a character of a script that does not separate words by spaces? */
+static inline bool
+IsStandaloneScript(pg_wchar c)
+{
+	return (c >= 0x0E00 && c <= 0x0EFF) ||	/* Thai, Lao */
+		(c >= 0x1000 && c <= 0x109F) || /* Myanmar */
+		(c >= 0x1780 && c <= 0x17FF) || /* Khmer */
+		(c >= 0x2E80 && c <= 0x2FDF) || /* CJK radicals */
+		(c >= 0x3005 && c <= 0x3007) || /* 々 〆 〇 */
+		(c >= 0x3021 && c <= 0x3029) ||
+		(c >= 0x3031 && c <= 0x3035) ||
+		(c >= 0x3040 && c <= 0x30FF) || /* Hiragana, Katakana */
+		(c >= 0x31F0 && c <= 0x31FF) ||
+		(c >= 0x3400 && c <= 0x4DBF) || /* CJK extension A */
+		(c >= 0x4E00 && c <= 0x9FFF) || /* CJK unified ideographs */
+		(c >= 0xF900 && c <= 0xFAFF) || /* CJK compatibility ideographs */
+		(c >= 0x20000 && c <= 0x3FFFF); /* CJK extensions B and later */
+}
+
+/* Characters whose NFKC form differs often enough to be worth a lookup. */
+static inline bool
+IsCompatibilityCandidate(pg_wchar c)
+{
+	return (c >= 0x00A0 && c <= 0x00BF) ||
+		(c >= 0x0132 && c <= 0x0149) ||
+		c == 0x017F ||
+		(c >= 0x01C4 && c <= 0x01CC) ||
+		(c >= 0x1D2C && c <= 0x1DBF) ||
+		(c >= 0x2000 && c <= 0x24FF) ||
+		(c >= 0x2F00 && c <= 0x2FDF) ||
+		(c >= 0x3131 && c <= 0x318E) ||
+		(c >= 0x3200 && c <= 0x33FF) ||
+		(c >= 0xFB00 && c <= 0xFB4F) ||
+		(c >= 0xFE30 && c <= 0xFE6F) ||
+		(c >= 0xFF00 && c <= 0xFFEF) ||
+		(c >= 0x1D400 && c <= 0x1D7FF) ||
+		(c >= 0x1F100 && c <= 0x1F1FF);
+}
+
+/* Classify a code point; *folded gets its case-folded form. */
+static CodePointClass
+ClassifyCodePoint(pg_wchar c, pg_wchar *folded)
+{
+	unsigned char utf8[8];
+
+	*folded = c;
+	if (c < 0x80)
+	{
+		*folded = (pg_wchar) (unsigned char) ascii_fold[c];
+		return *folded ? CP_LETTER : CP_SEPARATOR;
+	}
+	if (c >= 0xDC80 && c <= 0xDCFF)
+		return CP_LETTER;		/* a byte that was not UTF-8, kept as is */
+	if (IsStandaloneScript(c))
+	{
+		if (iswpunct_l((wint_t) c, utf8_locale) || iswspace_l((wint_t) c, utf8_locale))
+			return CP_SEPARATOR;
+		return CP_STANDALONE;
+	}
+	if (iswalnum_l((wint_t) c, utf8_locale))
+	{
+		/* lower(upper(c)) is simple case folding: it also unifies final sigma */
+		*folded = (pg_wchar) towlower_l(towupper_l((wint_t) c, utf8_locale),
+										utf8_locale);
+		return CP_LETTER;
+	}
+	/* zero-width characters (combining marks, viramas, joiners) */
+	unicode_to_utf8(c, utf8);
+	if (pg_encoding_dsplen(PG_UTF8, (const char *) utf8) == 0)
+		return CP_MARK;
+	return CP_SEPARATOR;
+}
+
+static inline void
+WordAppend(Tokenizer *tz, const char *bytes, int n)
+{
+	if (tz->word_len + n > tz->word_cap)
+	{
+		tz->word_cap = Max(tz->word_cap * 2, tz->word_len + n);
+		tz->word = repalloc(tz->word, tz->word_cap);
+	}
+	memcpy(tz->word + tz->word_len, bytes, n);
+	tz->word_len += n;
+}
+
+static inline void
+WordAppendCodePoint(Tokenizer *tz, pg_wchar c)
+{
+	unsigned char buf[8];
+
+	unicode_to_utf8(c, buf);
+	WordAppend(tz, (const char *) buf, pg_utf_mblen(buf));
+}
+
+/* Put the current word in NFC (it holds combining marks). */
+static void
+WordComposeNFC(Tokenizer *tz)
+{
+	pg_wchar   *wide = palloc((tz->word_len + 1) * sizeof(pg_wchar));
+	pg_wchar   *composed;
+	const unsigned char *s = (const unsigned char *) tz->word;
+	const unsigned char *e = s + tz->word_len;
+	int			n = 0;
+
+	while (s < e)
+	{
+		wide[n++] = utf8_to_unicode(s);
+		s += pg_utf_mblen(s);
+	}
+	wide[n] = 0;
+	composed = unicode_normalize(UNICODE_NFC, wide);
+	tz->word_len = 0;
+	for (pg_wchar *c = composed; *c; c++)
+		WordAppendCodePoint(tz, *c);
+	pfree(wide);
+	pfree(composed);
+	tz->word_needs_nfc = false;
+}
+
+/*
+ * Look at the next non-ASCII-fast-path code point without consuming it
+ * (TokenizerTake does).  Compatibility characters are replaced by their NFKC
+ * expansion here, and bytes that are not UTF-8 become U+DC80..U+DCFF (as
+ * Python's surrogateescape does), so they stay in their word unchanged.
+ */
+static bool
+TokenizerPeek(Tokenizer *tz, pg_wchar *c)
+{
+	if (tz->queue_pos < tz->queue_len)
+	{
+		*c = tz->queue[tz->queue_pos];
+		return true;
+	}
+	if (tz->p >= tz->end)
+		return false;
+
+	tz->queue_pos = 0;
+	tz->queue_len = 1;
+	if (*tz->p < 0x80)
+		tz->queue[0] = *tz->p++;
+	else
+	{
+		int			n = pg_utf_mblen(tz->p);
+		pg_wchar	u;
+
+		if (tz->p + n > tz->end || !pg_utf8_islegal(tz->p, n))
+		{
+			tz->queue[0] = 0xDC00 + *tz->p++;
+			*c = tz->queue[0];
+			return true;
+		}
+		u = utf8_to_unicode(tz->p);
+		tz->p += n;
+		if (u >= 0xFF01 && u <= 0xFF5E)
+			tz->queue[0] = u - 0xFEE0;	/* fullwidth ASCII */
+		else if (IsCompatibilityCandidate(u))
+		{
+			pg_wchar	one[2] = {u, 0};
+			pg_wchar   *norm = unicode_normalize(UNICODE_NFKC, one);
+
+			tz->queue_len = 0;
+			for (pg_wchar *x = norm; *x && tz->queue_len < lengthof(tz->queue); x++)
+				tz->queue[tz->queue_len++] = *x;
+			pfree(norm);
+			if (tz->queue_len == 0)
+				tz->queue[tz->queue_len++] = ' ';
+		}
+		else
+			tz->queue[0] = u;
+	}
+	*c = tz->queue[0];
+	return true;
+}
+
+static inline void
+TokenizerTake(Tokenizer *tz)
+{
+	tz->queue_pos++;
+}
+
+/*
+ * Read the next word into tz->word.  *gap_before tells whether separators
+ * stood between it and the previous word.  Returns false at the end.
+ */
+static bool
+TokenizerNextWord(Tokenizer *tz, bool *gap_before)
+{
+	bool		gap = tz->gap;	/* separators before this word */
+
+	tz->word_len = 0;
+	tz->word_needs_nfc = false;
+	tz->gap = false;
+
+	for (;;)
+	{
+		pg_wchar	c;
+		pg_wchar	folded;
+
+		if (unlikely(tz->p >= tz->next_check))
+		{
+			CHECK_FOR_INTERRUPTS();
+			tz->next_check = tz->p + SHINGLE_INTERRUPT_BYTES;
+		}
+
+		/* fast path: plain ASCII with nothing queued */
+		if (tz->queue_pos >= tz->queue_len && tz->p < tz->end && *tz->p < 0x80)
+		{
+			char		f = ascii_fold[*tz->p++];
+
+			if (f)
+			{
+				if (likely(tz->word_len < tz->word_cap))
+					tz->word[tz->word_len++] = f;
+				else
+					WordAppend(tz, &f, 1);
+				if (unlikely(tz->word_len >= SHINGLE_MAX_TOKEN_BYTES))
+					break;
+			}
+			else if (tz->word_len > 0)
+			{
+				tz->gap = true;
+				break;
+			}
+			else
+				gap = true;
+			continue;
+		}
+
+		if (!TokenizerPeek(tz, &c))
+			break;
+		switch (ClassifyCodePoint(c, &folded))
+		{
+			case CP_LETTER:
+				TokenizerTake(tz);
+				WordAppendCodePoint(tz, folded);
+				if (unlikely(tz->word_len >= SHINGLE_MAX_TOKEN_BYTES))
+					goto word_done;
+				break;
+			case CP_MARK:
+				TokenizerTake(tz);
+				if (tz->word_len > 0)
+				{
+					WordAppendCodePoint(tz, c);
+					tz->word_needs_nfc = true;
+				}
+				break;
+			case CP_SEPARATOR:
+				TokenizerTake(tz);
+				if (tz->word_len > 0)
+				{
+					tz->gap = true;
+					goto word_done;
+				}
+				gap = true;
+				break;
+			case CP_STANDALONE:
+				if (tz->word_len == 0)
+				{
+					TokenizerTake(tz);
+					WordAppendCodePoint(tz, c);
+				}
+				goto word_done;
+		}
+	}
+word_done:
+
+	if (tz->word_len == 0)
+		return false;
+	if (tz->word_needs_nfc)
+		WordComposeNFC(tz);
+	*gap_before = gap && tz->any_word;
+	tz->any_word = true;
+	return true;
+}
+
+/* Hand the next token to tz->token / tz->token_len; false at the end. */
+static bool
+TokenizerNext(Tokenizer *tz)
+{
+	if (tz->unit == SHINGLE_UNIT_WORD)
+	{
+		bool		gap;
+
+		if (!TokenizerNextWord(tz, &gap))
+			return false;
+		tz->token = tz->word;
+		tz->token_len = tz->word_len;
+		return true;
+	}
+
+	/* character mode */
+	if (tz->char_space_pending)
+	{
+		tz->char_space_pending = false;
+		tz->token = " ";
+		tz->token_len = 1;
+		return true;
+	}
+	if (tz->char_pos >= tz->word_len)
+	{
+		bool		gap = false;
+
+		if (!TokenizerNextWord(tz, &gap))
+			return false;
+		tz->char_pos = 0;
+		if (gap)
+		{
+			tz->token = " ";
+			tz->token_len = 1;
+			return true;
+		}
+	}
+	tz->token = tz->word + tz->char_pos;
+	tz->token_len = pg_utf_mblen((const unsigned char *) tz->token);
+	if (tz->char_pos + tz->token_len > tz->word_len)
+		tz->token_len = tz->word_len - tz->char_pos;	/* a stray non-UTF-8 byte */
+	tz->char_pos += tz->token_len;
+	return true;
+}
+
+/* Length of a named HTML entity's decoded text, or 0 if we do not know it. */
+static int
+HtmlEntity(const char *name, int len, char *out)
+{
+	static const struct
+	{
+		const char *name;
+		const char *text;
+	}			entities[] =
+	{
+		{"amp", "&"}, {"lt", "<"}, {"gt", ">"}, {"quot", "\""}, {"apos", "'"},
+		{"nbsp", " "}, {"copy", "\xC2\xA9"}, {"reg", "\xC2\xAE"},
+		{"mdash", "\xE2\x80\x94"}, {"ndash", "\xE2\x80\x93"},
+		{"hellip", "\xE2\x80\xA6"}, {"laquo", "\xC2\xAB"}, {"raquo", "\xC2\xBB"},
+	};
+
+	for (int i = 0; i < lengthof(entities); i++)
+	{
+		if ((int) strlen(entities[i].name) == len &&
+			memcmp(entities[i].name, name, len) == 0)
+		{
+			strcpy(out, entities[i].text);
+			return strlen(out);
+		}
+	}
+	if (len >= 2 && name[0] == '#')
+	{
+		long		code;
+		char	   *endp;
+
+		if (name[1] == 'x' || name[1] == 'X')
+			code = strtol(name + 2, &endp, 16);
+		else
+			code = strtol(name + 1, &endp, 10);
+		if (endp == name + len && code > 0 && code <= 0x10FFFF &&
+			!(code >= 0xD800 && code <= 0xDFFF))
+		{
+			unicode_to_utf8((pg_wchar) code, (unsigned char *) out);
+			return pg_utf_mblen((unsigned char *) out);
+		}
+	}
+	return 0;
+}
+
+/* Case-insensitive "does s (of n bytes) start with the ASCII word w?" */
+static bool
+StartsWithWord(const char *s, size_t n, const char *w)
+{
+	size_t		wl = strlen(w);
+
+	return n >= wl && pg_strncasecmp(s, w, wl) == 0 &&
+		(n == wl || !isalnum((unsigned char) s[wl]));
+}
+
+/* Find needle (ASCII, lower case) in s case-insensitively; NULL if absent. */
+static const char *
+FindNoCase(const char *s, const char *end, const char *needle)
+{
+	size_t		nl = strlen(needle);
+
+	for (; s + nl <= end; s++)
+		if (pg_strncasecmp(s, needle, nl) == 0)
+			return s;
+	return NULL;
+}
+
+/*
+ * Remove HTML markup.  Tags and comments become a space; the bodies of
+ * <script> and <style> are dropped; entities are decoded.  A '<' that does
+ * not open a tag is kept as text.
+ */
+static char *
+HtmlStrip(const char *in, size_t len, size_t *out_len)
+{
+	const char *p = in;
+	const char *end = in + len;
+	char	   *out = palloc(len + 1);
+	char	   *o = out;
+	const char *next_check = p + SHINGLE_INTERRUPT_BYTES;
+
+	while (p < end)
+	{
+		if (p >= next_check)
+		{
+			CHECK_FOR_INTERRUPTS();
+			next_check = p + SHINGLE_INTERRUPT_BYTES;
+		}
+		if (*p == '<' && p + 1 < end &&
+			(isalpha((unsigned char) p[1]) || p[1] == '/' || p[1] == '!' || p[1] == '?'))
+		{
+			const char *close;
+
+			if (end - p >= 4 && memcmp(p, "<!--", 4) == 0)
+			{
+				close = FindNoCase(p + 4, end, "-->");
+				p = close ? close + 3 : end;
+			}
+			else
+			{
+				bool		is_script = StartsWithWord(p + 1, end - p - 1, "script");
+				bool		is_style = StartsWithWord(p + 1, end - p - 1, "style");
+
+				close = memchr(p, '>', end - p);
+				p = close ? close + 1 : end;
+				if (is_script || is_style)
+				{
+					close = FindNoCase(p, end, is_script ? "</script" : "</style");
+					if (close)
+					{
+						close = memchr(close, '>', end - close);
+						p = close ? close + 1 : end;
+					}
+					else
+						p = end;
+				}
+			}
+			*o++ = ' ';
+			continue;
+		}
+		if (*p == '&')
+		{
+			const char *semi = memchr(p + 1, ';', Min(end - p - 1, 12));
+
+			if (semi)
+			{
+				char		buf[8];
+				int			n = HtmlEntity(p + 1, semi - p - 1, buf);
+
+				/* a decoded entity is never longer than its source */
+				if (n > 0)
+				{
+					memcpy(o, buf, n);
+					o += n;
+					p = semi + 1;
+					continue;
+				}
+			}
+		}
+		*o++ = *p++;
+	}
+	*o = '\0';
+	*out_len = o - out;
+	return out;
+}
+
+/*
+ * Set up a tokenizer over the text.  The text is converted to UTF-8 if the
+ * database uses another encoding, and stripped of HTML if asked.
+ */
+static void
+TokenizerInit(Tokenizer *tz, const char *text, size_t len, const ShingleConfig *cfg)
+{
+	InitTables();
+	if (GetDatabaseEncoding() != PG_UTF8)
+	{
+		text = (const char *) pg_server_to_any(text, len, PG_UTF8);
+		len = strlen(text);
+	}
+	if (cfg->strip_html)
+		text = HtmlStrip(text, len, &len);
+
+	memset(tz, 0, sizeof(*tz));
+	tz->p = (const unsigned char *) text;
+	tz->end = tz->p + len;
+	tz->next_check = tz->p;
+	tz->unit = cfg->unit;
+	tz->word_cap = 256;
+	tz->word = palloc(tz->word_cap);
+}
+
+ShingleUnit
+ShingleUnitFromName(const char *name)
+{
+	if (pg_strcasecmp(name, "word") == 0)
+		return SHINGLE_UNIT_WORD;
+	if (pg_strcasecmp(name, "char") == 0)
+		return SHINGLE_UNIT_CHAR;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid shingle unit \"%s\"", name),
+			 errhint("Valid units are \"word\" and \"char\".")));
+	return SHINGLE_UNIT_WORD;	/* keep compiler quiet */
+}
+
+const char *
+ShingleUnitName(ShingleUnit unit)
+{
+	return unit == SHINGLE_UNIT_CHAR ? "char" : "word";
+}
+
+/* Fill a config from SQL arguments, checking every one. */
+void
+ShingleConfigInit(ShingleConfig *cfg, const char *unit_name, int size,
+				  bool strip_html, uint64 seed)
+{
+	cfg->unit = ShingleUnitFromName(unit_name);
+	if (size < NDD_SHINGLE_SIZE_MIN || size > NDD_SHINGLE_SIZE_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("shingle_size %d is out of range", size),
+				 errdetail("shingle_size must be between %d and %d.",
+						   NDD_SHINGLE_SIZE_MIN, NDD_SHINGLE_SIZE_MAX)));
+	cfg->size = size;
+	cfg->strip_html = strip_html;
+	cfg->seed = seed;
+}
+
+/*
+ * Call sink with the hash of every shingle of the text.  Returns the number
+ * of shingles.
+ */
+int64
+ShingleHashes(const char *text, size_t len, const ShingleConfig *cfg,
+			  ShingleHashSink sink, void *arg)
+{
+	Tokenizer	tz;
+	uint64		window[NDD_SHINGLE_SIZE_MAX];
+	int			k = cfg->size;
+	int64		ntokens = 0;
+
+	TokenizerInit(&tz, text, len, cfg);
+	while (TokenizerNext(&tz))
+	{
+		uint64		h = NddHashBytes(tz.token, tz.token_len, cfg->seed);
+
+		if (ntokens < k)
+			window[ntokens] = h;
+		else
+		{
+			memmove(window, window + 1, (k - 1) * sizeof(uint64));
+			window[k - 1] = h;
+		}
+		ntokens++;
+		if (ntokens >= k)
+			sink(arg, NddHashBytes(window, k * sizeof(uint64), cfg->seed));
+	}
+	pfree(tz.word);
+
+	if (ntokens > 0 && ntokens < k)
+	{
+		/* a short document is one shingle of all its tokens */
+		sink(arg, NddHashBytes(window, ntokens * sizeof(uint64), cfg->seed));
+		return 1;
+	}
+	return ntokens >= k ? ntokens - k + 1 : 0;
+}
+
+/*
+ * Call sink with the text of every shingle: the tokens of word shingles
+ * joined by single spaces, the characters of character shingles as they are.
+ */
+int64
+ShingleTexts(const char *text, size_t len, const ShingleConfig *cfg,
+			 ShingleTextSink sink, void *arg)
+{
+	Tokenizer	tz;
+	char	   *tokens[NDD_SHINGLE_SIZE_MAX];
+	int			k = cfg->size;
+	int64		ntokens = 0;
+	int64		nshingles = 0;
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	TokenizerInit(&tz, text, len, cfg);
+	for (;;)
+	{
+		bool		more = TokenizerNext(&tz);
+		int			have;
+
+		if (more)
+		{
+			if (ntokens >= k)
+			{
+				pfree(tokens[0]);
+				memmove(tokens, tokens + 1, (k - 1) * sizeof(char *));
+			}
+			tokens[Min(ntokens, k - 1)] = pnstrdup(tz.token, tz.token_len);
+			ntokens++;
+			if (ntokens < k)
+				continue;
+			have = k;
+		}
+		else if (ntokens > 0 && ntokens < k)
+			have = ntokens;
+		else
+			break;
+
+		resetStringInfo(&buf);
+		for (int i = 0; i < have; i++)
+		{
+			if (i > 0 && cfg->unit == SHINGLE_UNIT_WORD)
+				appendStringInfoChar(&buf, ' ');
+			appendStringInfoString(&buf, tokens[i]);
+		}
+		sink(arg, buf.data, buf.len);
+		nshingles++;
+		if (!more)
+			break;
+	}
+	pfree(buf.data);
+	pfree(tz.word);
+	return nshingles;
+}
+
+/* ---------------------------------------------------------------------
+ * SQL functions
+ * ---------------------------------------------------------------------
+ */
+
+/* Growable set of 64-bit hashes, kept small by sorting and deduplicating. */
+typedef struct HashSet
+{
+	uint64	   *items;
+	size_t		count;
+	size_t		capacity;
+	size_t		sorted_count;	/* count right after the last compaction */
+} HashSet;
+
+#define ST_SORT sort_uint64
+#define ST_ELEMENT_TYPE uint64
+#define ST_COMPARE(a, b) (*(a) < *(b) ? -1 : *(a) > *(b) ? 1 : 0)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+static void
+HashSetCompact(HashSet *set)
+{
+	size_t		j = 0;
+
+	sort_uint64(set->items, set->count);
+	for (size_t i = 0; i < set->count; i++)
+		if (j == 0 || set->items[i] != set->items[j - 1])
+			set->items[j++] = set->items[i];
+	set->count = j;
+	set->sorted_count = j;
+}
+
+static void
+HashSetAdd(void *arg, uint64 hash)
+{
+	HashSet    *set = (HashSet *) arg;
+
+	if (set->count == set->capacity)
+	{
+		/* repeats are common: compact before growing */
+		HashSetCompact(set);
+		if (set->count > set->capacity / 2)
+		{
+			set->capacity *= 2;
+			set->items = repalloc_huge(set->items, set->capacity * sizeof(uint64));
+		}
+	}
+	set->items[set->count++] = hash;
+}
+
+static void
+HashSetInit(HashSet *set)
+{
+	set->capacity = 1024;
+	set->count = 0;
+	set->sorted_count = 0;
+	set->items = palloc(set->capacity * sizeof(uint64));
+}
+
+/* Jaccard resemblance of two sorted, distinct hash sets. */
+static double
+HashSetJaccard(HashSet *a, HashSet *b)
+{
+	size_t		i = 0,
+				j = 0,
+				common = 0;
+
+	HashSetCompact(a);
+	HashSetCompact(b);
+	if (a->count == 0 || b->count == 0)
+		return 0.0;
+	while (i < a->count && j < b->count)
+	{
+		if (a->items[i] < b->items[j])
+			i++;
+		else if (a->items[i] > b->items[j])
+			j++;
+		else
+		{
+			common++;
+			i++;
+			j++;
+		}
+	}
+	return (double) common / (double) (a->count + b->count - common);
+}
+
+static void
+ShingleConfigFromArgs(FunctionCallInfo fcinfo, int first, ShingleConfig *cfg)
+{
+	int			size = PG_GETARG_INT32(first);
+	char	   *unit = text_to_cstring(PG_GETARG_TEXT_PP(first + 1));
+	bool		strip_html = PG_GETARG_BOOL(first + 2);
+
+	ShingleConfigInit(cfg, unit, size, strip_html, 0);
+}
+
+/* jaccard(a text, b text, shingle_size, unit, strip_html): exact resemblance */
+PG_FUNCTION_INFO_V1(jaccard_text);
+Datum
+jaccard_text(PG_FUNCTION_ARGS)
+{
+	text	   *a = PG_GETARG_TEXT_PP(0);
+	text	   *b = PG_GETARG_TEXT_PP(1);
+	ShingleConfig cfg;
+	HashSet		sa,
+				sb;
+
+	ShingleConfigFromArgs(fcinfo, 2, &cfg);
+	HashSetInit(&sa);
+	HashSetInit(&sb);
+	ShingleHashes(VARDATA_ANY(a), VARSIZE_ANY_EXHDR(a), &cfg, HashSetAdd, &sa);
+	ShingleHashes(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), &cfg, HashSetAdd, &sb);
+	PG_RETURN_FLOAT8(HashSetJaccard(&sa, &sb));
+}
+
+/* Add every element of a text[] or bigint[] to a hash set; NULLs are errors. */
+static void
+HashSetAddArray(HashSet *set, ArrayType *arr)
+{
+	Oid			elemtype = ARR_ELEMTYPE(arr);
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+
+	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+	deconstruct_array(arr, elemtype, typlen, typbyval, typalign, &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+	{
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("array must not contain nulls")));
+		if (elemtype == INT8OID)
+		{
+			int64		v = DatumGetInt64(elems[i]);
+
+			HashSetAdd(set, NddHashBytes(&v, sizeof(v), 0));
+		}
+		else
+		{
+			text	   *t = DatumGetTextPP(elems[i]);
+
+			HashSetAdd(set, NddHashBytes(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), 0));
+		}
+	}
+}
+
+/* jaccard(text[], text[]) and jaccard(bigint[], bigint[]): sets as given */
+PG_FUNCTION_INFO_V1(jaccard_array);
+Datum
+jaccard_array(PG_FUNCTION_ARGS)
+{
+	ArrayType  *a = PG_GETARG_ARRAYTYPE_P(0);
+	ArrayType  *b = PG_GETARG_ARRAYTYPE_P(1);
+	HashSet		sa,
+				sb;
+
+	HashSetInit(&sa);
+	HashSetInit(&sb);
+	HashSetAddArray(&sa, a);
+	HashSetAddArray(&sb, b);
+	PG_RETURN_FLOAT8(HashSetJaccard(&sa, &sb));
+}
+
+typedef struct TextCollector
+{
+	char	  **items;
+	int			count;
+	int			capacity;
+} TextCollector;
+
+static void
+CollectText(void *arg, const char *text, int len)
+{
+	TextCollector *c = (TextCollector *) arg;
+
+	if (c->count == c->capacity)
+	{
+		c->capacity *= 2;
+		c->items = repalloc_huge(c->items, c->capacity * sizeof(char *));
+	}
+	c->items[c->count++] = pnstrdup(text, len);
+}
+
+static int
+CompareCString(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/* show_shingles(doc, shingle_size, unit, strip_html): the distinct shingles */
+PG_FUNCTION_INFO_V1(show_shingles);
+Datum
+show_shingles(PG_FUNCTION_ARGS)
+{
+	text	   *doc = PG_GETARG_TEXT_PP(0);
+	ShingleConfig cfg;
+	TextCollector c;
+	Datum	   *elems;
+	int			n = 0;
+
+	ShingleConfigFromArgs(fcinfo, 1, &cfg);
+	c.capacity = 64;
+	c.count = 0;
+	c.items = palloc(c.capacity * sizeof(char *));
+	ShingleTexts(VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), &cfg, CollectText, &c);
+
+	qsort(c.items, c.count, sizeof(char *), CompareCString);
+	elems = palloc(Max(c.count, 1) * sizeof(Datum));
+	for (int i = 0; i < c.count; i++)
+		if (i == 0 || strcmp(c.items[i], c.items[i - 1]) != 0)
+			elems[n++] = CStringGetTextDatum(c.items[i]);
+
+	PG_RETURN_ARRAYTYPE_P(construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT));
+}

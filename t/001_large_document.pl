@@ -1,0 +1,90 @@
+# A 100 MB document: sketching and exact Jaccard work, memory stays
+# proportional to the document, and every long loop honours query cancel.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time);
+
+my $node = PostgreSQL::Test::Cluster->new('large');
+$node->init;
+$node->start;
+$node->safe_psql('postgres', 'CREATE EXTENSION ndd');
+
+# 3.1 million distinct 32-character words: about 100 MB, 3.1 million shingles
+$node->safe_psql('postgres',
+	q{CREATE TABLE big AS
+	  SELECT string_agg(md5(g::text), ' ') AS doc FROM generate_series(1, 3100000) g});
+my $bytes = $node->safe_psql('postgres', 'SELECT octet_length(doc) FROM big');
+cmp_ok($bytes, '>=', 99_000_000, "the document has $bytes bytes");
+my $mb = $bytes / (1024 * 1024);
+
+my $s = $node->background_psql('postgres', on_error_stop => 0);
+my $pid = $s->query_safe('SELECT pg_backend_pid()');
+
+# peak resident memory of the backend, in MB
+sub peak_mb
+{
+	open my $fh, '<', "/proc/$pid/status" or die "cannot read /proc/$pid/status: $!";
+	while (<$fh>)
+	{
+		return $1 / 1024 if /^VmHWM:\s+(\d+) kB/;
+	}
+	die "no VmHWM in /proc/$pid/status";
+}
+
+# Peak memory growth of one query; the whole document must be held once
+# (detoasted) plus the compressed copy being read.
+sub check_memory
+{
+	my ($query, $expect, $limit_factor, $what) = @_;
+
+	# writing 5 to clear_refs resets the peak to the current size
+	open my $fh, '>', "/proc/$pid/clear_refs" or die "cannot reset the peak: $!";
+	print $fh "5\n";
+	close $fh;
+	my $before = peak_mb();
+	my $t0 = time;
+	my $out = $s->query_safe($query);
+	my $secs = time - $t0;
+	my $grown = peak_mb() - $before;
+	is($out, $expect, "$what works on a 100 MB document");
+	cmp_ok($grown, '<', $limit_factor * $mb,
+		sprintf("%s: peak memory grew %.0f MB for a %.0f MB document (limit %.1fx)",
+			$what, $grown, $mb, $limit_factor));
+	note sprintf("%s took %.2f s uncancelled", $what, $secs);
+	return $secs;
+}
+
+check_memory('SELECT minhash_settings(minhash_sketch(doc)) FROM big',
+	'num_perm=128, unit=word, shingle_size=5, seed=0', 2.5, 'minhash_sketch');
+check_memory("SELECT minhash_settings(minhash_sketch(doc, unit => 'char', strip_html => true)) FROM big",
+	'num_perm=128, unit=char, shingle_size=5, seed=0', 3.5, 'minhash_sketch in char mode with HTML stripping');
+check_memory('SELECT jaccard(doc, doc) FROM big', '1', 4.0, 'jaccard');
+
+# Cancel: with a 200 ms statement timeout every query stops within a second
+# of it (detoasting the document, which cannot be interrupted, included).
+$s->query_safe("SET statement_timeout = '200ms'");
+for my $query (
+	'SELECT minhash_sketch(doc) FROM big',
+	"SELECT minhash_sketch(doc, unit => 'char') FROM big",
+	'SELECT minhash_sketch(doc, strip_html => true) FROM big',
+	'SELECT jaccard(doc, doc) FROM big',
+	'SELECT cardinality(show_shingles(doc)) FROM big',
+	q{SELECT minhash_sketch(string_to_array(doc, ' ')) FROM big})
+{
+	$s->{stderr} = '';
+	my $t0 = time;
+	$s->query($query);
+	my $secs = time - $t0;
+	like($s->{stderr}, qr/canceling statement due to statement timeout/,
+		"$query is cancelled");
+	cmp_ok($secs, '<', 0.2 + 1.0,
+		sprintf("%s stops %.2f s after it starts", $query, $secs));
+}
+$s->{stderr} = '';
+$s->quit;
+
+$node->stop;
+done_testing();

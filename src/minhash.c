@@ -208,15 +208,21 @@ MinHashBuilderInit(MinHashBuilder *b, int num_perm)
 }
 
 /* One element: its high half picks the bin, its low half competes there. */
-static void
-MinHashBuilderAdd(void *arg, uint64 hash)
+static inline void
+MinHashBuilderAdd(MinHashBuilder *b, uint64 hash)
 {
-	MinHashBuilder *b = (MinHashBuilder *) arg;
 	uint32		bin = NddHashRange((uint32) (hash >> 32), (uint32) b->num_perm);
 	uint32		value = (uint32) hash;
 
 	if (value < b->mins[bin])
 		b->mins[bin] = value;
+}
+
+static void
+MinHashBuilderAddBatch(void *arg, const uint64 *hashes, int n)
+{
+	for (int i = 0; i < n; i++)
+		MinHashBuilderAdd((MinHashBuilder *) arg, hashes[i]);
 }
 
 /* minhash_sketch(doc text, num_perm, shingle_size, unit, strip_html, seed) */
@@ -236,7 +242,7 @@ minhash_sketch_text(PG_FUNCTION_ARGS)
 	ShingleConfigInit(&cfg, unit, shingle_size, strip_html, (uint64) (uint32) seed);
 	MinHashBuilderInit(&b, num_perm);
 	ShingleHashes(VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), &cfg,
-				  MinHashBuilderAdd, &b);
+				  MinHashBuilderAddBatch, &b);
 	PG_RETURN_MINHASH_P(MinHashFromRaw(b.mins, num_perm,
 									   cfg.unit == SHINGLE_UNIT_CHAR ?
 									   MINHASH_SOURCE_CHAR : MINHASH_SOURCE_WORD,

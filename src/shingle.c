@@ -48,15 +48,23 @@
 #include "ndd.h"
 #include "shingle.h"
 
+/* Shingle hashes handed to a sink at a time. */
+#define SHINGLE_BATCH				256
+
 /* Look at pending interrupts after this many input bytes. */
 #define SHINGLE_INTERRUPT_BYTES		(64 * 1024)
 
 /* Longest token kept whole; longer runs are cut into pieces this long. */
-#define SHINGLE_MAX_TOKEN_BYTES		(64 * 1024)
+#define SHINGLE_MAX_TOKEN_BYTES		(16 * 1024)
 
-/* ASCII letters and digits folded to lower case; 0 for separators. */
-static char ascii_fold[128];
-static bool ascii_fold_ready = false;
+/*
+ * Every byte: ASCII letters and digits folded to lower case, BYTE_SEPARATOR
+ * for other ASCII, BYTE_NOT_ASCII for the bytes of longer characters.
+ */
+#define BYTE_SEPARATOR	0
+#define BYTE_NOT_ASCII	1
+static char byte_fold[256];
+static bool byte_fold_ready = false;
 
 static locale_t utf8_locale = (locale_t) 0;
 
@@ -103,18 +111,20 @@ typedef enum CodePointClass
 static void
 InitTables(void)
 {
-	if (!ascii_fold_ready)
+	if (!byte_fold_ready)
 	{
-		for (int c = 0; c < 128; c++)
+		for (int c = 0; c < 256; c++)
 		{
 			if (c >= 'A' && c <= 'Z')
-				ascii_fold[c] = (char) (c - 'A' + 'a');
+				byte_fold[c] = (char) (c - 'A' + 'a');
 			else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
-				ascii_fold[c] = (char) c;
+				byte_fold[c] = (char) c;
+			else if (c >= 0x80)
+				byte_fold[c] = BYTE_NOT_ASCII;
 			else
-				ascii_fold[c] = 0;
+				byte_fold[c] = BYTE_SEPARATOR;
 		}
-		ascii_fold_ready = true;
+		byte_fold_ready = true;
 	}
 	if (utf8_locale == (locale_t) 0)
 	{
@@ -175,8 +185,8 @@ ClassifyCodePoint(pg_wchar c, pg_wchar *folded)
 	*folded = c;
 	if (c < 0x80)
 	{
-		*folded = (pg_wchar) (unsigned char) ascii_fold[c];
-		return *folded ? CP_LETTER : CP_SEPARATOR;
+		*folded = (pg_wchar) (unsigned char) byte_fold[c];
+		return *folded != BYTE_SEPARATOR ? CP_LETTER : CP_SEPARATOR;
 	}
 	if (c >= 0xDC80 && c <= 0xDCFF)
 		return CP_LETTER;		/* a byte that was not UTF-8, kept as is */
@@ -325,34 +335,62 @@ TokenizerNextWord(Tokenizer *tz, bool *gap_before)
 		pg_wchar	c;
 		pg_wchar	folded;
 
-		if (unlikely(tz->p >= tz->next_check))
+		/*
+		 * Fast path: a run of ASCII with nothing queued, kept in locals.  The
+		 * word buffer always has room for SHINGLE_MAX_TOKEN_BYTES more bytes.
+		 */
+		if (tz->queue_pos >= tz->queue_len)
 		{
-			CHECK_FOR_INTERRUPTS();
-			tz->next_check = tz->p + SHINGLE_INTERRUPT_BYTES;
-		}
+			const unsigned char *p = tz->p;
+			const unsigned char *end = tz->end;
+			char	   *word = tz->word;
+			int			len = tz->word_len;
+			bool		ended = false;
 
-		/* fast path: plain ASCII with nothing queued */
-		if (tz->queue_pos >= tz->queue_len && tz->p < tz->end && *tz->p < 0x80)
-		{
-			char		f = ascii_fold[*tz->p++];
-
-			if (f)
+			if (unlikely(len >= SHINGLE_MAX_TOKEN_BYTES))
+				goto word_done;
+			while (p < end)
 			{
-				if (likely(tz->word_len < tz->word_cap))
-					tz->word[tz->word_len++] = f;
+				char		f = byte_fold[*p];
+
+				if (likely(f > BYTE_NOT_ASCII))
+				{
+					word[len++] = f;
+					p++;
+					if (unlikely(len >= SHINGLE_MAX_TOKEN_BYTES))
+					{
+						ended = true;
+						break;
+					}
+				}
+				else if (f == BYTE_SEPARATOR)
+				{
+					p++;
+					if (len > 0)
+					{
+						tz->gap = ended = true;
+						break;
+					}
+					gap = true;
+					if (unlikely(p >= tz->next_check))
+						break;	/* a long run of separators */
+				}
 				else
-					WordAppend(tz, &f, 1);
-				if (unlikely(tz->word_len >= SHINGLE_MAX_TOKEN_BYTES))
-					break;
+					break;		/* not ASCII: the slow path below */
 			}
-			else if (tz->word_len > 0)
+			tz->p = p;
+			tz->word_len = len;
+			if (ended)
+				goto word_done;
+			if (unlikely(p >= tz->next_check))
 			{
-				tz->gap = true;
-				break;
+				CHECK_FOR_INTERRUPTS();
+				tz->next_check = p + SHINGLE_INTERRUPT_BYTES;
 			}
-			else
-				gap = true;
-			continue;
+			if (p >= end)
+				break;
+			if (byte_fold[*p] != BYTE_NOT_ASCII)
+				continue;
 		}
 
 		if (!TokenizerPeek(tz, &c))
@@ -613,7 +651,7 @@ TokenizerInit(Tokenizer *tz, const char *text, size_t len, const ShingleConfig *
 	tz->end = tz->p + len;
 	tz->next_check = tz->p;
 	tz->unit = cfg->unit;
-	tz->word_cap = 256;
+	tz->word_cap = SHINGLE_MAX_TOKEN_BYTES + 64;
 	tz->word = palloc(tz->word_cap);
 }
 
@@ -663,8 +701,16 @@ ShingleHashes(const char *text, size_t len, const ShingleConfig *cfg,
 			  ShingleHashSink sink, void *arg)
 {
 	Tokenizer	tz;
-	uint64		window[NDD_SHINGLE_SIZE_MAX];
 	int			k = cfg->size;
+
+	/*
+	 * Token hashes are written twice, at i % k and i % k + k, so the last k
+	 * of them are always contiguous: ring[(i + 1) % k .. (i + 1) % k + k).
+	 */
+	uint64		ring[2 * NDD_SHINGLE_SIZE_MAX];
+	int			pos = 0;
+	uint64		batch[SHINGLE_BATCH];
+	int			nbatch = 0;
 	int64		ntokens = 0;
 
 	TokenizerInit(&tz, text, len, cfg);
@@ -672,26 +718,28 @@ ShingleHashes(const char *text, size_t len, const ShingleConfig *cfg,
 	{
 		uint64		h = NddHashBytes(tz.token, tz.token_len, cfg->seed);
 
-		if (ntokens < k)
-			window[ntokens] = h;
-		else
+		ring[pos] = ring[pos + k] = h;
+		if (++pos == k)
+			pos = 0;
+		if (++ntokens < k)
+			continue;
+		batch[nbatch++] = NddHashBytes(ring + pos, k * sizeof(uint64), cfg->seed);
+		if (nbatch == SHINGLE_BATCH)
 		{
-			memmove(window, window + 1, (k - 1) * sizeof(uint64));
-			window[k - 1] = h;
+			sink(arg, batch, nbatch);
+			nbatch = 0;
 		}
-		ntokens++;
-		if (ntokens >= k)
-			sink(arg, NddHashBytes(window, k * sizeof(uint64), cfg->seed));
 	}
 	pfree(tz.word);
 
 	if (ntokens > 0 && ntokens < k)
 	{
 		/* a short document is one shingle of all its tokens */
-		sink(arg, NddHashBytes(window, ntokens * sizeof(uint64), cfg->seed));
-		return 1;
+		batch[nbatch++] = NddHashBytes(ring, ntokens * sizeof(uint64), cfg->seed);
 	}
-	return ntokens >= k ? ntokens - k + 1 : 0;
+	if (nbatch > 0)
+		sink(arg, batch, nbatch);
+	return ntokens >= k ? ntokens - k + 1 : Min(ntokens, 1);
 }
 
 /*
@@ -762,7 +810,6 @@ typedef struct HashSet
 	uint64	   *items;
 	size_t		count;
 	size_t		capacity;
-	size_t		sorted_count;	/* count right after the last compaction */
 } HashSet;
 
 #define ST_SORT sort_uint64
@@ -782,14 +829,11 @@ HashSetCompact(HashSet *set)
 		if (j == 0 || set->items[i] != set->items[j - 1])
 			set->items[j++] = set->items[i];
 	set->count = j;
-	set->sorted_count = j;
 }
 
 static void
-HashSetAdd(void *arg, uint64 hash)
+HashSetAdd(HashSet *set, uint64 hash)
 {
-	HashSet    *set = (HashSet *) arg;
-
 	if (set->count == set->capacity)
 	{
 		/* repeats are common: compact before growing */
@@ -804,11 +848,17 @@ HashSetAdd(void *arg, uint64 hash)
 }
 
 static void
+HashSetAddBatch(void *arg, const uint64 *hashes, int n)
+{
+	for (int i = 0; i < n; i++)
+		HashSetAdd((HashSet *) arg, hashes[i]);
+}
+
+static void
 HashSetInit(HashSet *set)
 {
 	set->capacity = 1024;
 	set->count = 0;
-	set->sorted_count = 0;
 	set->items = palloc(set->capacity * sizeof(uint64));
 }
 
@@ -864,8 +914,8 @@ jaccard_text(PG_FUNCTION_ARGS)
 	ShingleConfigFromArgs(fcinfo, 2, &cfg);
 	HashSetInit(&sa);
 	HashSetInit(&sb);
-	ShingleHashes(VARDATA_ANY(a), VARSIZE_ANY_EXHDR(a), &cfg, HashSetAdd, &sa);
-	ShingleHashes(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), &cfg, HashSetAdd, &sb);
+	ShingleHashes(VARDATA_ANY(a), VARSIZE_ANY_EXHDR(a), &cfg, HashSetAddBatch, &sa);
+	ShingleHashes(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), &cfg, HashSetAddBatch, &sb);
 	PG_RETURN_FLOAT8(HashSetJaccard(&sa, &sb));
 }
 

@@ -26,8 +26,11 @@ typedef struct ShingleConfig
 	uint64		seed;			/* seed of every hash */
 } ShingleConfig;
 
-/* Receives the hash of each shingle, in document order, repeats included. */
-typedef void (*ShingleHashSink) (void *arg, uint64 hash);
+/*
+ * Receives the hashes of shingles, in document order, repeats included, a
+ * batch at a time (one call per shingle would cost more than the shingle).
+ */
+typedef void (*ShingleHashSink) (void *arg, const uint64 *hashes, int n);
 
 /* Receives the text of each shingle (not NUL-terminated). */
 typedef void (*ShingleTextSink) (void *arg, const char *text, int len);

@@ -330,6 +330,12 @@ TokenizerNextWord(Tokenizer *tz, bool *gap_before)
 	tz->word_needs_nfc = false;
 	tz->gap = false;
 
+	if (unlikely(tz->p >= tz->next_check))
+	{
+		CHECK_FOR_INTERRUPTS();
+		tz->next_check = tz->p + SHINGLE_INTERRUPT_BYTES;
+	}
+
 	for (;;)
 	{
 		pg_wchar	c;
@@ -812,9 +818,21 @@ typedef struct HashSet
 	size_t		capacity;
 } HashSet;
 
+/* Sorts that honour query cancel, from PostgreSQL's sort template. */
 #define ST_SORT sort_uint64
 #define ST_ELEMENT_TYPE uint64
 #define ST_COMPARE(a, b) (*(a) < *(b) ? -1 : *(a) > *(b) ? 1 : 0)
+#define ST_CHECK_FOR_INTERRUPTS
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+typedef char *CString;
+
+#define ST_SORT sort_cstrings
+#define ST_ELEMENT_TYPE CString
+#define ST_COMPARE(a, b) strcmp(*(a), *(b))
+#define ST_CHECK_FOR_INTERRUPTS
 #define ST_SCOPE static
 #define ST_DEFINE
 #include "lib/sort_template.h"
@@ -991,12 +1009,6 @@ CollectText(void *arg, const char *text, int len)
 	c->items[c->count++] = pnstrdup(text, len);
 }
 
-static int
-CompareCString(const void *a, const void *b)
-{
-	return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
 /* show_shingles(doc, shingle_size, unit, strip_html): the distinct shingles */
 PG_FUNCTION_INFO_V1(show_shingles);
 Datum
@@ -1014,7 +1026,7 @@ show_shingles(PG_FUNCTION_ARGS)
 	c.items = palloc(c.capacity * sizeof(char *));
 	ShingleTexts(VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), &cfg, CollectText, &c);
 
-	qsort(c.items, c.count, sizeof(char *), CompareCString);
+	sort_cstrings(c.items, c.count);
 	elems = palloc(Max(c.count, 1) * sizeof(Datum));
 	for (int i = 0; i < c.count; i++)
 		if (i == 0 || strcmp(c.items[i], c.items[i - 1]) != 0)

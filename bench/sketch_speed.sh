@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Benchmark: what minhash sketching costs compared with just reading the
-# text.  Times a full scan, minhash_sketch (word and char shingles) and
-# pg_trgm's show_trgm over a generated corpus on a throwaway cluster, and
-# prints medians.  Figures are reported, never checked: exit 0 means it ran.
+# text.  Times a full scan, minhash_sketch (word and char shingles), exact
+# jaccard and pg_trgm's show_trgm over a generated corpus on a throwaway
+# cluster, and prints medians.  Figures are reported, never checked: exit 0
+# means it ran.
 #
 #   NDD_BENCH_DOCS  documents in the corpus (default 20000)
 #   NDD_BENCH_REPS  timed runs per query after a warm-up (default 7;
-#                   show_trgm, ~36x a scan, gets 3)
+#                   jaccard and show_trgm, 8-30x a scan, get 3)
 #
 # No -e: common.sh's helpers test with `[ ] &&` and its EXIT trap must run
 # to the end to stop the cluster, so failures are handled one by one.

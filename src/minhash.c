@@ -257,40 +257,11 @@ minhash_sketch_array(PG_FUNCTION_ARGS)
 	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(0);
 	int32		num_perm = PG_GETARG_INT32(1);
 	int32		seed = PG_GETARG_INT32(2);
-	uint64		hseed = (uint64) (uint32) seed;
 	Oid			elemtype = ARR_ELEMTYPE(arr);
 	MinHashBuilder b;
-	Datum	   *elems;
-	bool	   *nulls;
-	int			n;
-	int16		typlen;
-	bool		typbyval;
-	char		typalign;
 
 	MinHashBuilderInit(&b, num_perm);
-	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
-	deconstruct_array(arr, elemtype, typlen, typbyval, typalign, &elems, &nulls, &n);
-	for (int i = 0; i < n; i++)
-	{
-		if (nulls[i])
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("array must not contain nulls")));
-		if (elemtype == INT8OID)
-		{
-			int64		v = DatumGetInt64(elems[i]);
-
-			MinHashBuilderAdd(&b, NddHashBytes(&v, sizeof(v), hseed));
-		}
-		else
-		{
-			text	   *t = DatumGetTextPP(elems[i]);
-
-			MinHashBuilderAdd(&b, NddHashBytes(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), hseed));
-		}
-		if ((i & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
+	ElementHashes(arr, (uint64) (uint32) seed, MinHashBuilderAddBatch, &b);
 	PG_RETURN_MINHASH_P(MinHashFromRaw(b.mins, num_perm,
 									   elemtype == INT8OID ?
 									   MINHASH_SOURCE_BIGINT : MINHASH_SOURCE_TEXT,

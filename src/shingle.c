@@ -749,6 +749,54 @@ ShingleHashes(const char *text, size_t len, const ShingleConfig *cfg,
 }
 
 /*
+ * Call sink with the hash of every element of a text[] or bigint[]: a set
+ * given as it is, without tokenization.  NULL elements are an error.
+ */
+void
+ElementHashes(ArrayType *arr, uint64 seed, ShingleHashSink sink, void *arg)
+{
+	Oid			elemtype = ARR_ELEMTYPE(arr);
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	uint64		batch[SHINGLE_BATCH];
+	int			nbatch = 0;
+
+	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+	deconstruct_array(arr, elemtype, typlen, typbyval, typalign, &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+	{
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("array must not contain nulls")));
+		if (elemtype == INT8OID)
+		{
+			int64		v = DatumGetInt64(elems[i]);
+
+			batch[nbatch++] = NddHashBytes(&v, sizeof(v), seed);
+		}
+		else
+		{
+			text	   *t = DatumGetTextPP(elems[i]);
+
+			batch[nbatch++] = NddHashBytes(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), seed);
+		}
+		if (nbatch == SHINGLE_BATCH)
+		{
+			CHECK_FOR_INTERRUPTS();
+			sink(arg, batch, nbatch);
+			nbatch = 0;
+		}
+	}
+	if (nbatch > 0)
+		sink(arg, batch, nbatch);
+}
+
+/*
  * Call sink with the text of every shingle: the tokens of word shingles
  * joined by single spaces, the characters of character shingles as they are.
  */
@@ -937,41 +985,6 @@ jaccard_text(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(HashSetJaccard(&sa, &sb));
 }
 
-/* Add every element of a text[] or bigint[] to a hash set; NULLs are errors. */
-static void
-HashSetAddArray(HashSet *set, ArrayType *arr)
-{
-	Oid			elemtype = ARR_ELEMTYPE(arr);
-	Datum	   *elems;
-	bool	   *nulls;
-	int			n;
-	int16		typlen;
-	bool		typbyval;
-	char		typalign;
-
-	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
-	deconstruct_array(arr, elemtype, typlen, typbyval, typalign, &elems, &nulls, &n);
-	for (int i = 0; i < n; i++)
-	{
-		if (nulls[i])
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("array must not contain nulls")));
-		if (elemtype == INT8OID)
-		{
-			int64		v = DatumGetInt64(elems[i]);
-
-			HashSetAdd(set, NddHashBytes(&v, sizeof(v), 0));
-		}
-		else
-		{
-			text	   *t = DatumGetTextPP(elems[i]);
-
-			HashSetAdd(set, NddHashBytes(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), 0));
-		}
-	}
-}
-
 /* jaccard(text[], text[]) and jaccard(bigint[], bigint[]): sets as given */
 PG_FUNCTION_INFO_V1(jaccard_array);
 Datum
@@ -984,8 +997,8 @@ jaccard_array(PG_FUNCTION_ARGS)
 
 	HashSetInit(&sa);
 	HashSetInit(&sb);
-	HashSetAddArray(&sa, a);
-	HashSetAddArray(&sb, b);
+	ElementHashes(a, 0, HashSetAddBatch, &sa);
+	ElementHashes(b, 0, HashSetAddBatch, &sb);
 	PG_RETURN_FLOAT8(HashSetJaccard(&sa, &sb));
 }
 

@@ -7,6 +7,7 @@
 #define NDD_SHINGLE_H
 
 #include "fmgr.h"
+#include "utils/array.h"
 
 /* What a token is. */
 typedef enum ShingleUnit
@@ -43,6 +44,8 @@ extern void ShingleConfigInit(ShingleConfig *cfg, const char *unit_name,
 extern int64 ShingleHashes(const char *text, size_t len,
 						   const ShingleConfig *cfg,
 						   ShingleHashSink sink, void *arg);
+extern void ElementHashes(ArrayType *arr, uint64 seed,
+						  ShingleHashSink sink, void *arg);
 extern int64 ShingleTexts(const char *text, size_t len,
 						  const ShingleConfig *cfg,
 						  ShingleTextSink sink, void *arg);

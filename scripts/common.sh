@@ -28,8 +28,12 @@ ndd_ensure_packages() {
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || exit 1
 }
 
-# Build, and install into PostgreSQL's directories.
+# Build, and install into PostgreSQL's directories.  One build tree at a time
+# owns the installed ndd: the lock is held until the calling script exits, so
+# two checkouts on one machine cannot swap ndd.so under each other's tests.
 ndd_build_install() {
+	exec 9>/tmp/ndd-install.lock
+	flock 9
 	say "building ndd"
 	make -C "$NDD_TOP" -s PG_CONFIG="$PG_CONFIG" ${PG_CFLAGS:+PG_CFLAGS="$PG_CFLAGS"} >&2 || exit 1
 	if [ ! -w "$($PG_CONFIG --pkglibdir)" ]; then

@@ -5,12 +5,14 @@ OBJS = \
 	src/ndd.o \
 	src/shingle.o \
 	src/minhash.o \
-	src/minhash_agg.o
+	src/minhash_agg.o \
+	src/lsh.o \
+	src/minhash_gin.o
 
 DATA = $(wildcard sql/ndd--*.sql)
 PGFILEDESC = "ndd - near-duplicate detection"
 
-REGRESS = shingle minhash minhash_accuracy agg
+REGRESS = shingle minhash minhash_accuracy agg minhash_gin
 REGRESS_OPTS = --load-extension=ndd
 TAP_TESTS = 1
 

@@ -32,8 +32,12 @@ ndd_ensure_packages() {
 # owns the installed ndd: the lock is held until the calling script exits, so
 # two checkouts on one machine cannot swap ndd.so under each other's tests.
 ndd_build_install() {
-	exec 9>/tmp/ndd-install.lock
-	flock 9
+	# NDD_INSTALL_LOCKED: a caller already holds the lock (flock(1) around us)
+	if [ -z "${NDD_INSTALL_LOCKED:-}" ]; then
+		exec 9>/tmp/ndd-install.lock
+		flock 9
+		export NDD_INSTALL_LOCKED=1
+	fi
 	say "building ndd"
 	make -C "$NDD_TOP" -s PG_CONFIG="$PG_CONFIG" ${PG_CFLAGS:+PG_CFLAGS="$PG_CFLAGS"} >&2 || exit 1
 	if [ ! -w "$($PG_CONFIG --pkglibdir)" ]; then
@@ -64,8 +68,9 @@ ndd_cluster_start() {
 	ndd_as_owner "$PGBIN/initdb" -D "$NDD_TMP/data" -U postgres -A trust -E UTF8 \
 		--locale=C.UTF-8 --no-sync >"$NDD_TMP/initdb.log" 2>&1 ||
 		{ cat "$NDD_TMP/initdb.log" >&2; exit 1; }
+	# 9>&-: the server must not inherit (and keep) the install lock
 	ndd_as_owner "$PGBIN/pg_ctl" -D "$NDD_TMP/data" -l "$NDD_TMP/server.log" -w \
-		-o "-p $PGPORT -k $NDD_TMP -c listen_addresses='' -c fsync=off" start >/dev/null ||
+		-o "-p $PGPORT -k $NDD_TMP -c listen_addresses='' -c fsync=off" start >/dev/null 9>&- ||
 		{ cat "$NDD_TMP/server.log" >&2; exit 1; }
 }
 

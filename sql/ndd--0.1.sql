@@ -180,3 +180,125 @@ CREATE AGGREGATE minhash_union(minhash) (
 
 COMMENT ON AGGREGATE minhash_union(minhash) IS
 'sketch of the union of the sets of all input sketches';
+
+--------------------------------------------------------------------------
+-- LSH banding: bucket-table helper, S-curve helpers
+--------------------------------------------------------------------------
+
+CREATE FUNCTION minhash_bands(sketch minhash, bands int, rows int)
+RETURNS TABLE (band int, key bigint)
+AS 'MODULE_PATHNAME', 'minhash_bands'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 32;
+
+COMMENT ON FUNCTION minhash_bands(minhash, int, int) IS
+'LSH band keys of a sketch, one row per band, for a bucket table';
+
+CREATE FUNCTION lsh_probability(similarity float8, bands int, rows int)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'lsh_probability'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION lsh_probability(float8, int, int) IS
+'probability that a pair of this similarity shares at least one band: 1 - (1 - s^rows)^bands';
+
+CREATE FUNCTION lsh_params(threshold float8, num_perm int DEFAULT 128,
+                           false_positive_weight float8 DEFAULT 0.5,
+                           false_negative_weight float8 DEFAULT 0.5,
+                           OUT bands int, OUT rows int,
+                           OUT false_positive float8, OUT false_negative float8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'lsh_params'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION lsh_params(float8, int, float8, float8) IS
+'banding that minimises the weighted false positive and false negative areas of the S-curve';
+
+--------------------------------------------------------------------------
+-- A threshold passed as a value
+--------------------------------------------------------------------------
+
+CREATE TYPE minhash_query AS (sketch minhash, threshold float8);
+
+COMMENT ON TYPE minhash_query IS
+'a sketch and a similarity threshold: the right side of minhash % minhash_query';
+
+CREATE FUNCTION minhash_similar_query_op(minhash, minhash_query)
+RETURNS bool
+AS 'MODULE_PATHNAME', 'minhash_similar_query_op'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 5;
+
+COMMENT ON FUNCTION minhash_similar_query_op(minhash, minhash_query) IS
+'true when similarity reaches the threshold carried by the query';
+
+CREATE OPERATOR % (
+    LEFTARG = minhash,
+    RIGHTARG = minhash_query,
+    PROCEDURE = minhash_similar_query_op,
+    RESTRICT = matchingsel,
+    JOIN = matchingjoinsel
+);
+
+COMMENT ON OPERATOR %(minhash, minhash_query) IS
+'is similar: similarity at least the threshold of the query';
+
+CREATE FUNCTION minhash_similar_support(internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'minhash_similar_support'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION minhash_similar_support(internal) IS
+'planner support for similar(): turns it into an index condition';
+
+CREATE FUNCTION similar(a minhash, b minhash, threshold float8)
+RETURNS bool
+AS 'MODULE_PATHNAME', 'minhash_similar'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 5
+SUPPORT minhash_similar_support;
+
+COMMENT ON FUNCTION similar(minhash, minhash, float8) IS
+'true when similarity(a, b) >= threshold; uses minhash_ops indexes';
+
+--------------------------------------------------------------------------
+-- GIN operator class: LSH bands, exact by pigeonhole
+--------------------------------------------------------------------------
+
+CREATE FUNCTION gin_extract_value_minhash(minhash, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION gin_extract_query_minhash(minhash, internal, int2, internal, internal, internal, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION gin_minhash_consistent(internal, int2, minhash, int4, internal, internal, internal, internal)
+RETURNS bool
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION gin_minhash_triconsistent(internal, int2, minhash, int4, internal, internal, internal)
+RETURNS "char"
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION gin_minhash_options(internal)
+RETURNS void
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gin_extract_value_minhash(minhash, internal) IS 'GIN support: band keys of an indexed sketch';
+COMMENT ON FUNCTION gin_extract_query_minhash(minhash, internal, int2, internal, internal, internal, internal) IS 'GIN support: band keys of a query';
+COMMENT ON FUNCTION gin_minhash_consistent(internal, int2, minhash, int4, internal, internal, internal, internal) IS 'GIN support: enough matching bands?';
+COMMENT ON FUNCTION gin_minhash_triconsistent(internal, int2, minhash, int4, internal, internal, internal) IS 'GIN support: enough matching bands, ternary';
+COMMENT ON FUNCTION gin_minhash_options(internal) IS 'GIN support: options of minhash_ops';
+
+CREATE OPERATOR CLASS minhash_ops
+FOR TYPE minhash USING gin AS
+    OPERATOR 1 % (minhash, minhash),
+    OPERATOR 2 % (minhash, minhash_query),
+    FUNCTION 1 btint4cmp(int4, int4),
+    FUNCTION 2 gin_extract_value_minhash(minhash, internal),
+    FUNCTION 3 gin_extract_query_minhash(minhash, internal, int2, internal, internal, internal, internal),
+    FUNCTION 4 gin_minhash_consistent(internal, int2, minhash, int4, internal, internal, internal, internal),
+    FUNCTION 6 gin_minhash_triconsistent(internal, int2, minhash, int4, internal, internal, internal),
+    FUNCTION 7 gin_minhash_options(internal),
+    STORAGE int4;
+
+COMMENT ON OPERATOR CLASS minhash_ops USING gin IS
+'LSH band keys of minhash sketches; exact for thresholds the banding can serve';

@@ -44,7 +44,7 @@
 /* Probes per empty bin before falling back to the next real bin in order. */
 #define MINHASH_MAX_PROBES(k)	(64 * (k))
 
-static const char *
+const char *
 MinHashSourceName(int source)
 {
 	switch (source)
@@ -75,12 +75,17 @@ MinHashSourceFromName(const char *name, size_t len)
 }
 
 /* "num_perm=128, unit=word, shingle_size=5, seed=0", for messages */
+char *
+MinHashSettingsString(int num_perm, int source, int shingle_size, int32 seed)
+{
+	return psprintf("num_perm=%d, unit=%s, shingle_size=%d, seed=%d",
+					num_perm, MinHashSourceName(source), shingle_size, seed);
+}
+
 static char *
 MinHashSettings(const MinHash *mh)
 {
-	return psprintf("num_perm=%d, unit=%s, shingle_size=%d, seed=%d",
-					mh->num_perm, MinHashSourceName(mh->source),
-					mh->shingle_size, mh->seed);
+	return MinHashSettingsString(mh->num_perm, mh->source, mh->shingle_size, mh->seed);
 }
 
 static void

@@ -55,6 +55,8 @@ typedef struct MinHash
 
 extern MinHash *MinHashFromRaw(const uint32 *raw, int num_perm, MinHashSource source,
 							   int shingle_size, int32 seed);
+extern const char *MinHashSourceName(int source);
+extern char *MinHashSettingsString(int num_perm, int source, int shingle_size, int32 seed);
 extern void MinHashCheckCompatible(const MinHash *a, const MinHash *b);
 extern double MinHashSimilarity(const MinHash *a, const MinHash *b);
 

@@ -18,6 +18,13 @@
 /* threshold of minhash's % operator */
 #define NDD_SIMILARITY_THRESHOLD_DEFAULT	0.8
 
+/* minhash GIN operator class: strategies and options */
+#define NDD_MINHASH_SIMILAR_STRATEGY		1	/* minhash % minhash */
+#define NDD_MINHASH_SIMILAR_QUERY_STRATEGY	2	/* minhash % minhash_query */
+#define NDD_GIN_KEY_BITS_DEFAULT	13
+#define NDD_GIN_KEY_BITS_MIN		4
+#define NDD_GIN_KEY_BITS_MAX		20
+
 /* GUC variables, defined in ndd.c */
 extern double ndd_similarity_threshold;
 

@@ -3,7 +3,9 @@
 # PostgreSQL 15 cluster as an unprivileged user on a private Unix socket.
 
 PGVER=15
-PGBIN=/usr/lib/postgresql/$PGVER/bin
+# NDD_PGBIN: another PostgreSQL 15 installation (e.g. a relocated copy) to
+# build against and test with; Debian's by default
+PGBIN=${NDD_PGBIN:-/usr/lib/postgresql/$PGVER/bin}
 export PG_CONFIG=$PGBIN/pg_config
 NDD_PACKAGES="gcc make libc6-dev postgresql-$PGVER postgresql-server-dev-$PGVER libxxhash-dev libipc-run-perl"
 NDD_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -29,12 +31,13 @@ ndd_ensure_packages() {
 }
 
 # Build, and install into PostgreSQL's directories.  One build tree at a time
-# owns the installed ndd: the lock is held until the calling script exits, so
-# two checkouts on one machine cannot swap ndd.so under each other's tests.
+# owns an installed ndd: the lock (one per installation) is held until the
+# calling script exits, so two checkouts on one machine cannot swap ndd.so
+# under each other's tests.
 ndd_build_install() {
 	# NDD_INSTALL_LOCKED: a caller already holds the lock (flock(1) around us)
 	if [ -z "${NDD_INSTALL_LOCKED:-}" ]; then
-		exec 9>/tmp/ndd-install.lock
+		exec 9>"/tmp/ndd-install${NDD_PGBIN:+$(echo "$NDD_PGBIN" | tr / _)}.lock"
 		flock 9
 		export NDD_INSTALL_LOCKED=1
 	fi

@@ -1,0 +1,429 @@
+-- lsh_lookup.sql: near-duplicate lookups through minhash_ops against pg_trgm,
+-- all in one session.  Run by bench/lsh_lookup.sh, which loads t_load(id,
+-- family, edit_rate, doc) and sets :docs, :sub (rows of t_small), :nq
+-- (queries per table), :tq (pg_trgm queries), :budget (seconds of pg_trgm
+-- per pass), :seqq (queries timed as a sequential scan), :kb16 (on/off),
+-- :trgm (whether pg_trgm is installed), :commit, :load_s and :corpus.
+--
+-- Bookkeeping tables are ordinary tables, not temporary ones: parallel
+-- workers cannot read temporary tables, and the ground truth needs them.
+
+\set ON_ERROR_STOP 1
+SET client_min_messages = warning;
+SET jit = off;
+SET maintenance_work_mem = '1GB';
+SELECT CASE WHEN 'lz4' = ANY (enumvals) THEN 'lz4' ELSE 'pglz' END AS toast
+FROM pg_settings WHERE name = 'default_toast_compression' \gset
+SET default_toast_compression = :toast;
+
+CREATE EXTENSION ndd;
+\if :trgm
+CREATE EXTENSION pg_trgm;
+\endif
+
+CREATE TABLE bench_step (ord serial, step text, s float8);
+INSERT INTO bench_step (step, s) VALUES ('load: \copy into t_load', :load_s);
+
+--------------------------------------------------------------------------
+-- Sketches, the big table, its index
+--------------------------------------------------------------------------
+
+-- Sketching is parallel safe: let both cores work.  The rewrite of the rows
+-- (documents stay compressed) is part of this figure.
+SET max_parallel_workers_per_gather = 2;
+SELECT clock_timestamp() AS t0 \gset
+CREATE TABLE t AS
+SELECT id, family, edit_rate, doc, minhash_sketch(doc) AS mh FROM t_load;
+INSERT INTO bench_step (step, s)
+VALUES ('sketch: CREATE TABLE t AS ... minhash_sketch(doc), 2 workers',
+		extract(epoch FROM clock_timestamp() - :'t0'::timestamptz));
+DROP TABLE t_load;
+
+SELECT clock_timestamp() AS t0 \gset
+ALTER TABLE t ADD PRIMARY KEY (id);
+-- statistics, hint bits and the visibility map, so no lookup pays for them
+VACUUM (ANALYZE) t;
+INSERT INTO bench_step (step, s)
+VALUES ('primary key + VACUUM (ANALYZE)',
+		extract(epoch FROM clock_timestamp() - :'t0'::timestamptz));
+
+-- Lookups: one backend, no JIT, the index forced where one exists.
+SET max_parallel_workers_per_gather = 0;
+SET ndd.similarity_threshold = 0.8;
+
+SELECT count(*) AS rows, count(*) FILTER (WHERE family = id) AS bases,
+	   round(avg(octet_length(doc))) AS avg_bytes,
+	   round(sum(octet_length(doc)) / 1e9, 2) AS total_gb,
+	   pg_size_pretty(pg_relation_size('t')) AS heap,
+	   pg_size_pretty(pg_total_relation_size('t')) AS total,
+	   current_setting('server_version') AS server_version
+FROM t \gset
+
+-- Query documents: a fixed stride through the ids (bases and edited copies
+-- alike), the sketch and the text fetched once, outside any timing.
+CREATE TABLE bench_q (qset text, ord int, qid int, base bool, mh minhash, doc text);
+INSERT INTO bench_q
+SELECT 'big', row_number() OVER (ORDER BY id), id, family = id, mh, doc
+FROM t
+WHERE id % greatest(:docs / :nq, 1) = 7 % greatest(:docs / :nq, 1)
+ORDER BY id LIMIT :nq;
+
+CREATE TABLE bench_idx (ord serial, label text, idx regclass, rows bigint, build_s float8);
+CREATE TABLE bench_lat (label text, pass int, qset text, ord int, qid int,
+						ms float8, status text, ids int[], seq bigserial);
+CREATE TABLE bench_plan (label text PRIMARY KEY, plan text);
+CREATE TABLE trgm_ret (qid int, id int, sim real);
+
+-- One lookup, its own top-level statement (so statement_timeout applies to
+-- each; a procedure, so CALL prints nothing): the query text gets the
+-- sketch ($1 minhash) or the document ($1 text).  Only the EXECUTE is
+-- timed: parse, plan, run, fetch the ids.
+CREATE PROCEDURE pg_temp.lookup(p_label text, p_pass int, p_qset text, p_ord int,
+								p_sql text, p_param text, p_budget_ms float8)
+LANGUAGE plpgsql AS $$
+DECLARE
+	q bench_q;
+	t0 timestamptz;
+	res int[];
+BEGIN
+	IF p_budget_ms IS NOT NULL AND
+	   (SELECT coalesce(sum(ms), 0) FROM bench_lat
+		WHERE label = p_label AND pass = p_pass) > p_budget_ms THEN
+		INSERT INTO bench_lat VALUES (p_label, p_pass, p_qset, p_ord, NULL, NULL, 'skipped');
+		RETURN;
+	END IF;
+	SELECT * INTO q FROM bench_q WHERE qset = p_qset AND ord = p_ord;
+	BEGIN
+		t0 := clock_timestamp();
+		IF p_param = 'doc' THEN
+			EXECUTE p_sql INTO res USING q.doc;
+		ELSE
+			EXECUTE p_sql INTO res USING q.mh;
+		END IF;
+		INSERT INTO bench_lat VALUES (p_label, p_pass, p_qset, p_ord, q.qid,
+			extract(epoch FROM clock_timestamp() - t0) * 1000, 'ok', coalesce(res, '{}'));
+	EXCEPTION WHEN query_canceled THEN
+		INSERT INTO bench_lat VALUES (p_label, p_pass, p_qset, p_ord, q.qid,
+			extract(epoch FROM clock_timestamp() - t0) * 1000, 'timeout');
+	END;
+END
+$$;
+
+-- The plan of the first query, as node types and index names.
+CREATE PROCEDURE pg_temp.plan_of(p_label text, p_qset text, p_sql text, p_param text)
+LANGUAGE plpgsql AS $$
+DECLARE
+	q bench_q;
+	plan jsonb;
+BEGIN
+	SELECT * INTO q FROM bench_q WHERE qset = p_qset AND ord = 1;
+	IF p_param = 'doc' THEN
+		EXECUTE 'EXPLAIN (FORMAT JSON) ' || p_sql INTO plan USING q.doc;
+	ELSE
+		EXECUTE 'EXPLAIN (FORMAT JSON) ' || p_sql INTO plan USING q.mh;
+	END IF;
+	INSERT INTO bench_plan VALUES (p_label,
+		(SELECT string_agg(n #>> '{}', ' > ') FROM jsonb_path_query(plan, 'strict $.**."Node Type"') n) ||
+		coalesce(' (' || (SELECT string_agg(n #>> '{}', ', ') FROM jsonb_path_query(plan, 'strict $.**."Index Name"') n) || ')', ''))
+	ON CONFLICT DO NOTHING;
+END
+$$;
+
+-- :'label' over :'qset', queries with ord <= :upto, passes :p0 .. :p1
+-- (pass 0 is a warm-up), :param the bound value, :budget_ms or NULL.
+-- Rounds go query by query within a pass, each lookup its own statement.
+\set run_lookups 'CALL pg_temp.plan_of(:''label'', :''qset'', :''sql'', :''param''); SELECT format(''CALL pg_temp.lookup(%L, %s, %L, %s, %L, %L, %s)'', :''label'', p, :''qset'', ord, :''sql'', :''param'', :budget_ms) FROM bench_q, generate_series(:p0, :p1) p WHERE qset = :''qset'' AND ord <= :upto ORDER BY p, ord \\gexec'
+
+SET enable_seqscan = off;
+SELECT clock_timestamp() AS t0 \gset
+CREATE INDEX t_mh_kb13 ON t USING gin (mh minhash_ops);
+INSERT INTO bench_idx (label, idx, rows, build_s)
+VALUES ('ndd minhash_ops, key_bits 13', 't_mh_kb13', :rows,
+		extract(epoch FROM clock_timestamp() - :'t0'::timestamptz));
+
+\set label 'ndd t key_bits 13'
+\set qset big
+\set sql 'SELECT array_agg(id) FROM t WHERE mh % $1'
+\set param mh
+\set budget_ms NULL
+\set upto :nq
+\set p0 0
+\set p1 1
+:run_lookups
+
+-- The same lookups as a sequential scan, for the ratio: a warm-up on the
+-- first query, then :seqq queries.
+SET enable_seqscan = on;
+SET enable_bitmapscan = off;
+SET enable_indexscan = off;
+\set label 'ndd t sequential scan'
+\set upto 1
+\set p0 0
+\set p1 0
+:run_lookups
+\set upto :seqq
+\set p0 1
+\set p1 1
+:run_lookups
+RESET enable_bitmapscan;
+RESET enable_indexscan;
+
+--------------------------------------------------------------------------
+-- Ground truth: exact Jaccard on candidates.  A pair with exact J >= 0.8
+-- whose 128-position estimate falls below 0.5 is 8.5 standard deviations
+-- (sqrt(0.8 * 0.2 / 128) = 0.035) away: the candidates miss nothing.
+--------------------------------------------------------------------------
+
+SET max_parallel_workers_per_gather = 2;
+SELECT clock_timestamp() AS t0 \gset
+CREATE TABLE truth AS
+SELECT q.qset, q.qid, t.id, similarity(t.mh, q.mh) AS est, jaccard(t.doc, q.doc) AS exact
+FROM t JOIN bench_q q ON similarity(t.mh, q.mh) >= 0.5 AND t.id <> q.qid
+WHERE q.qset = 'big';
+SELECT round(extract(epoch FROM clock_timestamp() - :'t0'::timestamptz)::numeric, 1) AS truth_big_s \gset
+SET max_parallel_workers_per_gather = 0;
+
+\if :kb16
+DROP INDEX t_mh_kb13;
+SET enable_seqscan = off;
+SELECT clock_timestamp() AS t0 \gset
+CREATE INDEX t_mh_kb16 ON t USING gin (mh minhash_ops (key_bits = 16));
+INSERT INTO bench_idx (label, idx, rows, build_s)
+VALUES ('ndd minhash_ops, key_bits 16', 't_mh_kb16', :rows,
+		extract(epoch FROM clock_timestamp() - :'t0'::timestamptz));
+\set label 'ndd t key_bits 16'
+\set upto :nq
+\set p0 0
+\set p1 1
+:run_lookups
+\endif
+
+--------------------------------------------------------------------------
+-- The subset: pg_trgm and ndd on the same rows
+--------------------------------------------------------------------------
+
+SET enable_seqscan = on;
+CREATE TABLE t_small AS SELECT * FROM t WHERE id <= :sub;
+ALTER TABLE t_small ADD PRIMARY KEY (id);
+VACUUM (ANALYZE) t_small;
+SELECT count(*) AS sub_rows, round(avg(octet_length(doc))) AS sub_avg_bytes FROM t_small \gset
+
+INSERT INTO bench_q
+SELECT 'small', row_number() OVER (ORDER BY id), id, family = id, mh, doc
+FROM t_small
+WHERE id % greatest(:sub / :nq, 1) = 7 % greatest(:sub / :nq, 1)
+ORDER BY id LIMIT :nq;
+SELECT count(*) AS nq_small FROM bench_q WHERE qset = 'small' \gset
+-- pg_trgm's queries: an even spread over the subset's, renumbered
+INSERT INTO bench_q
+SELECT 'trgm', row_number() OVER (ORDER BY ord), qid, base, mh, doc
+FROM bench_q
+WHERE qset = 'small' AND ord % greatest(:nq_small / :tq, 1) = 1 % greatest(:nq_small / :tq, 1)
+ORDER BY ord LIMIT :tq;
+
+SET max_parallel_workers_per_gather = 2;
+INSERT INTO truth
+SELECT q.qset, q.qid, t.id, similarity(t.mh, q.mh), jaccard(t.doc, q.doc)
+FROM t_small t JOIN bench_q q ON similarity(t.mh, q.mh) >= 0.5 AND t.id <> q.qid
+WHERE q.qset = 'small';
+SET max_parallel_workers_per_gather = 0;
+
+SET enable_seqscan = off;
+SELECT clock_timestamp() AS t0 \gset
+CREATE INDEX t_small_mh ON t_small USING gin (mh minhash_ops);
+INSERT INTO bench_idx (label, idx, rows, build_s)
+VALUES ('ndd minhash_ops, key_bits 13', 't_small_mh', :sub_rows,
+		extract(epoch FROM clock_timestamp() - :'t0'::timestamptz));
+\set label 'ndd t_small key_bits 13'
+\set qset small
+\set sql 'SELECT array_agg(id) FROM t_small WHERE mh % $1'
+\set upto :nq
+\set p0 0
+\set p1 1
+:run_lookups
+
+\set trgm_th NULL
+\set trgm_low NULL
+\if :trgm
+SELECT clock_timestamp() AS t0 \gset
+CREATE INDEX t_small_trgm ON t_small USING gin (doc gin_trgm_ops);
+INSERT INTO bench_idx (label, idx, rows, build_s)
+VALUES ('pg_trgm gin_trgm_ops', 't_small_trgm', :sub_rows,
+		extract(epoch FROM clock_timestamp() - :'t0'::timestamptz));
+
+-- pg_trgm's similarity of the true pairs: every threshold up to the lowest
+-- of them (in steps of 0.05) has full recall, so a sweep from there up
+-- (but no lower than 0.5, and no higher than 0.8) covers the best F1.
+CREATE TABLE trgm_truth AS
+SELECT tr.qid, tr.id, similarity(t.doc, q.doc) AS sim
+FROM truth tr JOIN bench_q q ON q.qset = 'trgm' AND q.qid = tr.qid
+JOIN t_small t ON t.id = tr.id
+WHERE tr.qset = 'small' AND tr.exact >= 0.8;
+SELECT least(0.8, greatest(0.5, coalesce(floor(min(sim) * 20) / 20, 0.5)))::numeric(3,2) AS trgm_low
+FROM trgm_truth \gset
+
+-- Sweep: every row at least :trgm_low similar, one lookup each (no warm-up:
+-- they take seconds), and whatever fits in the budget.
+SET pg_trgm.similarity_threshold = :trgm_low;
+SET statement_timeout = '30s';
+SELECT 'pg_trgm t_small % ' || :'trgm_low' AS label \gset
+\set qset trgm
+\set sql 'SELECT array_agg(id) FROM t_small WHERE doc % $1'
+\set param doc
+SELECT :budget * 1000 AS budget_ms \gset
+\set upto :tq
+\set p0 1
+\set p1 1
+:run_lookups
+RESET statement_timeout;
+
+-- pg_trgm's similarity for every row the sweep returned, then each
+-- threshold of the grid scored against the truth (pairs, self excluded).
+INSERT INTO trgm_ret
+SELECT l.qid, r.id, similarity(t.doc, q.doc) AS sim
+FROM bench_lat l CROSS JOIN unnest(l.ids) r(id)
+JOIN bench_q q ON q.qset = 'trgm' AND q.qid = l.qid
+JOIN t_small t ON t.id = r.id
+WHERE l.label = :'label' AND l.status = 'ok' AND r.id <> l.qid;
+CREATE TABLE trgm_sweep AS
+WITH answered AS (SELECT qid FROM bench_lat WHERE label = :'label' AND status = 'ok'),
+th AS (SELECT (:trgm_low + 0.05 * i)::numeric(3,2) AS th
+	   FROM generate_series(0, 19) i WHERE :trgm_low + 0.05 * i < 0.999),
+tp AS (SELECT tr.qid, tr.id FROM truth tr JOIN answered USING (qid)
+	   WHERE tr.qset = 'small' AND tr.exact >= 0.8)
+SELECT th.th,
+	   (SELECT count(*) FROM trgm_ret r WHERE r.sim >= th.th) AS returned,
+	   (SELECT count(*) FROM tp) AS truth,
+	   (SELECT count(*) FROM trgm_ret r JOIN tp USING (qid, id) WHERE r.sim >= th.th) AS hits
+FROM th;
+SELECT th AS trgm_th FROM trgm_sweep
+ORDER BY coalesce(2.0 * hits / nullif(returned + truth, 0), 0) DESC, th DESC LIMIT 1 \gset
+
+-- The best threshold, timed.
+SET pg_trgm.similarity_threshold = :trgm_th;
+SET statement_timeout = '30s';
+SELECT 'pg_trgm t_small % ' || :'trgm_th' AS label \gset
+:run_lookups
+RESET statement_timeout;
+RESET pg_trgm.similarity_threshold;
+\endif
+RESET enable_seqscan;
+
+--------------------------------------------------------------------------
+-- Report
+--------------------------------------------------------------------------
+
+\pset footer off
+\echo
+\echo 'ndd LSH lookup benchmark: ndd' :commit 'on PostgreSQL' :server_version
+\echo 'corpus' :corpus ':' :rows 'docs (' :bases 'bases, the rest edited copies), avg' :avg_bytes 'bytes, total' :total_gb 'GB; TOAST' :toast
+\echo 'table t: heap' :heap ', with TOAST and indexes' :total '; subset t_small: first' :sub_rows 'rows, avg' :sub_avg_bytes 'bytes'
+SELECT current_setting('shared_buffers') AS sb \gset
+\echo 'lookups: one backend, jit off, ndd.similarity_threshold 0.8; builds: maintenance_work_mem 1GB; shared_buffers' :sb
+\echo
+\echo 'Set-up and index builds'
+SELECT step, round(s::numeric, 1) AS seconds FROM bench_step ORDER BY ord;
+SELECT i.label AS index, i.idx AS name, i.rows,
+	   round(i.build_s::numeric, 1) AS "build s",
+	   pg_size_pretty(pg_relation_size(i.idx)) AS size,
+	   round(pg_relation_size(i.idx)::numeric / i.rows) AS "bytes/row"
+FROM bench_idx i ORDER BY ord;
+
+\echo 'Lookup latency: timed pass after a warm-up pass (pg_trgm: one pass, none), ms per lookup incl. parse and plan'
+SELECT l.label AS lookup, count(*) FILTER (WHERE status <> 'skipped') AS queries,
+	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 2) AS p50,
+	   round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric, 2) AS p99,
+	   round(avg(ms)::numeric, 2) AS mean,
+	   round(min(ms)::numeric, 2) AS min,
+	   round(max(ms)::numeric, 2) AS max,
+	   round(avg(cardinality(ids))::numeric, 1) AS "rows/lookup",
+	   count(*) FILTER (WHERE status = 'timeout') AS timeouts,
+	   count(*) FILTER (WHERE status = 'skipped') AS skipped,
+	   p.plan
+FROM bench_lat l LEFT JOIN bench_plan p USING (label)
+WHERE l.pass = 1
+GROUP BY l.label, p.plan
+ORDER BY min(l.seq);
+
+-- same-run ratio: the sequential scans against the index on the same queries
+SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY s.ms)::numeric, 1) AS seq_med,
+	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY i.ms)::numeric, 2) AS idx_med_same,
+	   round((percentile_cont(0.5) WITHIN GROUP (ORDER BY s.ms) /
+			  percentile_cont(0.5) WITHIN GROUP (ORDER BY i.ms))::numeric) AS ratio
+FROM bench_lat s JOIN bench_lat i ON i.qset = s.qset AND i.ord = s.ord
+WHERE s.label = 'ndd t sequential scan' AND s.pass = 1
+  AND i.label = 'ndd t key_bits 13' AND i.pass = 1 \gset
+\echo 'sequential scan on t, median of' :seqq 'queries:' :seq_med 'ms; key_bits 13 index on the same queries:' :idx_med_same 'ms; ratio' :ratio 'x'
+
+-- The index returns exactly the rows with similarity >= 0.8?
+SELECT string_agg(format('%s: %s of %s lookups', label, same, n), '; ') AS exact_line
+FROM (SELECT l.label, count(*) AS n,
+			 count(*) FILTER (WHERE (SELECT coalesce(array_agg(x ORDER BY x), '{}') FROM unnest(l.ids) x WHERE x <> l.qid)
+							  = (SELECT coalesce(array_agg(tr.id ORDER BY tr.id), '{}') FROM truth tr
+								 WHERE tr.qset = l.qset AND tr.qid = l.qid AND tr.est >= 0.8)) AS same
+	  FROM bench_lat l
+	  WHERE l.pass = 1 AND l.status = 'ok' AND l.label LIKE 'ndd %key_bits%'
+	  GROUP BY l.label) s \gset
+\echo 'index answer = rows with similarity >= 0.8 (from the truth scan):' :exact_line
+SELECT count(*) AS cand_big, count(*) FILTER (WHERE exact >= 0.8) AS true_big,
+	   count(*) FILTER (WHERE est >= 0.8) AS est_big
+FROM truth WHERE qset = 'big' \gset
+\echo 'truth on t:' :cand_big 'candidate pairs with similarity >= 0.5 (' :truth_big_s 's, 2 workers),' :true_big 'with exact Jaccard >= 0.8,' :est_big 'with similarity >= 0.8'
+\echo
+
+\if :trgm
+\echo 'pg_trgm threshold sweep on t_small (' :tq 'queries; returned pairs scored against exact Jaccard >= 0.8, self excluded)'
+SELECT th AS threshold, returned, truth, hits,
+	   round(hits::numeric / nullif(truth, 0), 3) AS recall,
+	   round(hits::numeric / nullif(returned, 0), 3) AS precision,
+	   round(2.0 * hits / nullif(returned + truth, 0), 3) AS f1,
+	   CASE WHEN th = :trgm_th THEN 'best' ELSE '' END AS " "
+FROM trgm_sweep ORDER BY th;
+\endif
+
+-- Recall and precision over pairs (query, other row), self excluded: the
+-- rows each method returned against exact Jaccard >= 0.8.
+-- tset: the truth's query set; qset: the queries scored; sweep: the rows
+-- come from the pg_trgm sweep, cut at 0.8
+CREATE TABLE bench_method (ord int, method text, label text, tset text, qset text, sweep bool);
+INSERT INTO bench_method VALUES
+	(1, 'ndd % 0.8, t', 'ndd t key_bits 13', 'big', 'big', false),
+	(2, 'ndd % 0.8, t_small', 'ndd t_small key_bits 13', 'small', 'small', false),
+	(3, 'ndd % 0.8, t_small, pg_trgm''s queries', 'ndd t_small key_bits 13', 'small', 'trgm', false);
+\if :trgm
+INSERT INTO bench_method VALUES
+	(4, 'pg_trgm % ' || :'trgm_th' || ', t_small', 'pg_trgm t_small % ' || :'trgm_th', 'small', 'trgm', false),
+	(5, 'pg_trgm % 0.8, t_small (cut from the sweep)', 'pg_trgm t_small % ' || :'trgm_low', 'small', 'trgm', true);
+\endif
+\echo 'Recall and precision against exact Jaccard >= 0.8 (pairs, self excluded)'
+WITH q AS (
+	-- the queries each method answered
+	SELECT m.ord, bq.qid
+	FROM bench_method m JOIN bench_q bq ON bq.qset = m.qset
+	WHERE EXISTS (
+		SELECT FROM bench_lat l WHERE l.label = m.label AND l.pass = 1
+		AND l.qset IN (m.qset, m.tset) AND l.qid = bq.qid AND l.status = 'ok')
+), ret AS (
+	SELECT DISTINCT m.ord, l.qid, r.id
+	FROM bench_method m JOIN bench_lat l ON l.label = m.label AND l.pass = 1 AND l.status = 'ok'
+	CROSS JOIN unnest(l.ids) r(id)
+	WHERE NOT m.sweep AND r.id <> l.qid AND l.qid IN (SELECT qid FROM q WHERE q.ord = m.ord)
+	UNION ALL
+	SELECT m.ord, r.qid, r.id FROM bench_method m, trgm_ret r WHERE m.sweep AND r.sim >= 0.8
+), tp AS (
+	SELECT q.ord, tr.qid, tr.id
+	FROM q JOIN bench_method m USING (ord)
+	JOIN truth tr ON tr.qset = m.tset AND tr.qid = q.qid
+	WHERE tr.exact >= 0.8
+)
+SELECT m.method,
+	   (SELECT count(*) FROM q WHERE q.ord = m.ord) AS queries,
+	   (SELECT count(DISTINCT qid) FROM tp WHERE tp.ord = m.ord) AS "with dups",
+	   (SELECT count(*) FROM tp WHERE tp.ord = m.ord) AS truth,
+	   (SELECT count(*) FROM ret WHERE ret.ord = m.ord) AS returned,
+	   (SELECT count(*) FROM ret JOIN tp USING (ord, qid, id) WHERE ret.ord = m.ord) AS hits,
+	   round((SELECT count(*) FROM ret JOIN tp USING (ord, qid, id) WHERE ret.ord = m.ord)::numeric /
+			 nullif((SELECT count(*) FROM tp WHERE tp.ord = m.ord), 0), 3) AS recall,
+	   round((SELECT count(*) FROM ret JOIN tp USING (ord, qid, id) WHERE ret.ord = m.ord)::numeric /
+			 nullif((SELECT count(*) FROM ret WHERE ret.ord = m.ord), 0), 3) AS precision
+FROM bench_method m ORDER BY m.ord;

@@ -58,6 +58,11 @@ FROM (SELECT array_agg(g) a FROM generate_series(1, 3000) g) x,
 SELECT abs(similarity(minhash_sketch(a, 1024), minhash_sketch(b, 1024)) - jaccard(a, b)) < 0.05 AS close
 FROM (SELECT array_agg('t' || g) a FROM generate_series(1, 3000) g) x,
      (SELECT array_agg('t' || g) b FROM generate_series(2001, 5000) g) y;
+-- Chinese with default arguments: a near copy scores high, another text near 0
+SELECT similarity(minhash_sketch('今天天气很好，我们一起去公园散步，然后在湖边吃午饭，下午回家休息。'),
+                  minhash_sketch('今天天气很好，我们一起去公园散步，然后在河边吃午饭，下午回家休息。')) > 0.5 AS cjk_near,
+       similarity(minhash_sketch('今天天气很好，我们一起去公园散步，然后在湖边吃午饭，下午回家休息。'),
+                  minhash_sketch('股票市场昨日大幅下跌，投资者对经济前景感到担忧，央行可能降息。')) < 0.1 AS cjk_far;
 -- seeds give different but equally good sketches
 SELECT minhash_sketch('a b c d e f g', 16, seed => 1)::text <> minhash_sketch('a b c d e f g', 16, seed => 2)::text AS seeds_differ;
 

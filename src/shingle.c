@@ -165,7 +165,8 @@ IsCompatibilityCandidate(pg_wchar c)
 		c == 0x017F ||
 		(c >= 0x01C4 && c <= 0x01CC) ||
 		(c >= 0x1D2C && c <= 0x1DBF) ||
-		(c >= 0x2000 && c <= 0x24FF) ||
+		(c >= 0x2070 && c <= 0x24FF) ||	/* not General Punctuation: its
+										 * NFKC forms only separate words */
 		(c >= 0x2F00 && c <= 0x2FDF) ||
 		(c >= 0x3131 && c <= 0x318E) ||
 		(c >= 0x3200 && c <= 0x33FF) ||

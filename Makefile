@@ -7,13 +7,16 @@ OBJS = \
 	src/minhash.o \
 	src/minhash_agg.o \
 	src/lsh.o \
-	src/minhash_gin.o
+	src/minhash_gin.o \
+	src/trigger.o
 
 DATA = $(wildcard sql/ndd--*.sql)
 PGFILEDESC = "ndd - near-duplicate detection"
 
-REGRESS = shingle minhash minhash_accuracy agg minhash_gin
+REGRESS = shingle minhash minhash_accuracy agg minhash_gin trigger
 REGRESS_OPTS = --load-extension=ndd
+ISOLATION = near_duplicate_race
+ISOLATION_OPTS = --load-extension=ndd
 TAP_TESTS = 1
 
 PG_CONFIG ?= pg_config

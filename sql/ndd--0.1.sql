@@ -302,3 +302,30 @@ FOR TYPE minhash USING gin AS
 
 COMMENT ON OPERATOR CLASS minhash_ops USING gin IS
 'LSH band keys of minhash sketches; exact for thresholds the banding can serve';
+
+--------------------------------------------------------------------------
+-- Rejecting near-duplicate inserts
+--------------------------------------------------------------------------
+
+-- Tokens that concurrent inserters of near-duplicates both claim (see
+-- src/trigger.c); rows are claimed, never read by users.
+CREATE TABLE ndd_near_duplicate_locks (
+    relid oid NOT NULL,
+    token int4 NOT NULL,
+    claims int8 NOT NULL DEFAULT 0,
+    PRIMARY KEY (relid, token)
+);
+
+COMMENT ON TABLE ndd_near_duplicate_locks IS
+'tokens claimed by ndd_reject_near_duplicates so that concurrent near-duplicate inserts serialize';
+
+-- the trigger runs as the inserting user, who must be able to claim tokens
+GRANT SELECT, INSERT, UPDATE ON ndd_near_duplicate_locks TO PUBLIC;
+
+CREATE FUNCTION ndd_reject_near_duplicates()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'ndd_reject_near_duplicates'
+LANGUAGE C;
+
+COMMENT ON FUNCTION ndd_reject_near_duplicates() IS
+'BEFORE INSERT OR UPDATE trigger: rejects (or skips) rows whose minhash sketch is a near-duplicate of an existing row; arguments: sketch column, threshold, error|skip';

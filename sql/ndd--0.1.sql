@@ -329,3 +329,11 @@ LANGUAGE C;
 
 COMMENT ON FUNCTION ndd_reject_near_duplicates() IS
 'BEFORE INSERT OR UPDATE trigger: rejects (or skips) rows whose minhash sketch is a near-duplicate of an existing row; arguments: sketch column, threshold, error|skip';
+
+CREATE FUNCTION ndd_fingerprint(doc text, strip_html boolean DEFAULT false)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'ndd_fingerprint'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
+
+COMMENT ON FUNCTION ndd_fingerprint(text, boolean) IS
+'64-bit hash of the normalised words of a document: exact duplicates up to case, punctuation, whitespace (and markup)';

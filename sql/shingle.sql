@@ -77,3 +77,18 @@ SELECT pg_temp.sqlstate_of($$SELECT show_shingles('a', 33)$$);
 SELECT pg_temp.sqlstate_of($$SELECT jaccard('a', 'b', 5, 'sentence')$$);
 SELECT pg_temp.sqlstate_of($$SELECT jaccard(ARRAY['a', NULL], ARRAY['a'])$$);
 SELECT show_shingles('a', 0);
+
+-- exact duplicates: ndd_fingerprint hashes the normalised words
+SELECT ndd_fingerprint('Hello, World!') = ndd_fingerprint('hello   world') AS same_words,
+       ndd_fingerprint('hello world') <> ndd_fingerprint('helloworld') AS boundaries_count,
+       ndd_fingerprint('ab c') <> ndd_fingerprint('a bc') AS split_counts,
+       ndd_fingerprint('<p>Hello</p> world', strip_html => true) = ndd_fingerprint('hello world') AS markup_stripped,
+       ndd_fingerprint('<p>Hello</p> world') <> ndd_fingerprint('hello world') AS markup_kept,
+       ndd_fingerprint('') = ndd_fingerprint(' ... ') AS empty_texts_alike,
+       ndd_fingerprint(NULL) IS NULL AS null_in;
+CREATE TABLE fingerprinted (id int, body text);
+CREATE UNIQUE INDEX ON fingerprinted (ndd_fingerprint(body));
+INSERT INTO fingerprinted VALUES (1, 'The same text.');
+INSERT INTO fingerprinted VALUES (2, 'the SAME text');
+SELECT pg_temp.sqlstate_of($$INSERT INTO fingerprinted VALUES (2, 'the SAME text')$$);
+DROP TABLE fingerprinted;

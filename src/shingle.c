@@ -967,6 +967,36 @@ ShingleConfigFromArgs(FunctionCallInfo fcinfo, int first, ShingleConfig *cfg)
 	ShingleConfigInit(cfg, unit, size, strip_html, 0);
 }
 
+/*
+ * ndd_fingerprint(doc, strip_html): a 64-bit hash of the normalised token
+ * stream, so that a UNIQUE index catches exact copies up to case,
+ * punctuation, whitespace and markup before any sketch is computed.
+ */
+PG_FUNCTION_INFO_V1(ndd_fingerprint);
+Datum
+ndd_fingerprint(PG_FUNCTION_ARGS)
+{
+	text	   *doc = PG_GETARG_TEXT_PP(0);
+	bool		strip_html = PG_GETARG_BOOL(1);
+	ShingleConfig cfg;
+	Tokenizer	tz;
+	XXH3_state_t state;
+
+	ShingleConfigInit(&cfg, "word", 1, strip_html, 0);
+	TokenizerInit(&tz, VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), &cfg);
+	XXH3_64bits_reset(&state);
+	while (TokenizerNext(&tz))
+	{
+		/* the length first, so that token boundaries count */
+		uint32		len = (uint32) tz.token_len;
+
+		XXH3_64bits_update(&state, &len, sizeof(len));
+		XXH3_64bits_update(&state, tz.token, tz.token_len);
+	}
+	pfree(tz.word);
+	PG_RETURN_INT64((int64) XXH3_64bits_digest(&state));
+}
+
 /* jaccard(a text, b text, shingle_size, unit, strip_html): exact resemblance */
 PG_FUNCTION_INFO_V1(jaccard_text);
 Datum

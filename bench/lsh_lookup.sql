@@ -30,6 +30,7 @@ INSERT INTO bench_step (step, s) VALUES ('load: \copy into t_load', :load_s);
 
 -- Sketching is parallel safe: let both cores work.  The rewrite of the rows
 -- (documents stay compressed) is part of this figure.
+\warn '== sketching'
 SET max_parallel_workers_per_gather = 2;
 SELECT clock_timestamp() AS t0 \gset
 CREATE TABLE t AS
@@ -68,7 +69,7 @@ FROM t
 WHERE id % greatest(:docs / :nq, 1) = 7 % greatest(:docs / :nq, 1)
 ORDER BY id LIMIT :nq;
 
-CREATE TABLE bench_idx (ord serial, label text, idx regclass, rows bigint, build_s float8);
+CREATE TABLE bench_idx (ord serial, label text, idx text, rows bigint, build_s float8, bytes bigint);
 CREATE TABLE bench_lat (label text, pass int, qset text, ord int, qid int,
 						ms float8, status text, ids int[], seq bigserial);
 CREATE TABLE bench_plan (label text PRIMARY KEY, plan text);
@@ -132,14 +133,16 @@ $$;
 -- :'label' over :'qset', queries with ord <= :upto, passes :p0 .. :p1
 -- (pass 0 is a warm-up), :param the bound value, :budget_ms or NULL.
 -- Rounds go query by query within a pass, each lookup its own statement.
-\set run_lookups 'CALL pg_temp.plan_of(:''label'', :''qset'', :''sql'', :''param''); SELECT format(''CALL pg_temp.lookup(%L, %s, %L, %s, %L, %L, %s)'', :''label'', p, :''qset'', ord, :''sql'', :''param'', :budget_ms) FROM bench_q, generate_series(:p0, :p1) p WHERE qset = :''qset'' AND ord <= :upto ORDER BY p, ord \\gexec'
+\set run_lookups 'CALL pg_temp.plan_of(:''label'', :''qset'', :''sql'', :''param''); SELECT format(''CALL pg_temp.lookup(%L, %s, %L, %s, %L, %L, %L)'', :''label'', p, :''qset'', ord, :''sql'', :''param'', :budget_ms) FROM bench_q, generate_series(:p0, :p1) p WHERE qset = :''qset'' AND ord <= :upto ORDER BY p, ord \\gexec'
 
+\warn '== index on t (key_bits 13), lookups, sequential scans'
 SET enable_seqscan = off;
 SELECT clock_timestamp() AS t0 \gset
 CREATE INDEX t_mh_kb13 ON t USING gin (mh minhash_ops);
-INSERT INTO bench_idx (label, idx, rows, build_s)
+INSERT INTO bench_idx (label, idx, rows, build_s, bytes)
 VALUES ('ndd minhash_ops, key_bits 13', 't_mh_kb13', :rows,
-		extract(epoch FROM clock_timestamp() - :'t0'::timestamptz));
+		extract(epoch FROM clock_timestamp() - :'t0'::timestamptz),
+		pg_relation_size('t_mh_kb13'));
 
 \set label 'ndd t key_bits 13'
 \set qset big
@@ -174,6 +177,7 @@ RESET enable_indexscan;
 -- (sqrt(0.8 * 0.2 / 128) = 0.035) away: the candidates miss nothing.
 --------------------------------------------------------------------------
 
+\warn '== ground truth on t'
 SET max_parallel_workers_per_gather = 2;
 SELECT clock_timestamp() AS t0 \gset
 CREATE TABLE truth AS
@@ -184,13 +188,15 @@ SELECT round(extract(epoch FROM clock_timestamp() - :'t0'::timestamptz)::numeric
 SET max_parallel_workers_per_gather = 0;
 
 \if :kb16
+\warn '== index on t (key_bits 16), lookups'
 DROP INDEX t_mh_kb13;
 SET enable_seqscan = off;
 SELECT clock_timestamp() AS t0 \gset
 CREATE INDEX t_mh_kb16 ON t USING gin (mh minhash_ops (key_bits = 16));
-INSERT INTO bench_idx (label, idx, rows, build_s)
+INSERT INTO bench_idx (label, idx, rows, build_s, bytes)
 VALUES ('ndd minhash_ops, key_bits 16', 't_mh_kb16', :rows,
-		extract(epoch FROM clock_timestamp() - :'t0'::timestamptz));
+		extract(epoch FROM clock_timestamp() - :'t0'::timestamptz),
+		pg_relation_size('t_mh_kb16'));
 \set label 'ndd t key_bits 16'
 \set upto :nq
 \set p0 0
@@ -202,6 +208,7 @@ VALUES ('ndd minhash_ops, key_bits 16', 't_mh_kb16', :rows,
 -- The subset: pg_trgm and ndd on the same rows
 --------------------------------------------------------------------------
 
+\warn '== subset t_small: truth, ndd index, lookups'
 SET enable_seqscan = on;
 CREATE TABLE t_small AS SELECT * FROM t WHERE id <= :sub;
 ALTER TABLE t_small ADD PRIMARY KEY (id);
@@ -231,9 +238,10 @@ SET max_parallel_workers_per_gather = 0;
 SET enable_seqscan = off;
 SELECT clock_timestamp() AS t0 \gset
 CREATE INDEX t_small_mh ON t_small USING gin (mh minhash_ops);
-INSERT INTO bench_idx (label, idx, rows, build_s)
+INSERT INTO bench_idx (label, idx, rows, build_s, bytes)
 VALUES ('ndd minhash_ops, key_bits 13', 't_small_mh', :sub_rows,
-		extract(epoch FROM clock_timestamp() - :'t0'::timestamptz));
+		extract(epoch FROM clock_timestamp() - :'t0'::timestamptz),
+		pg_relation_size('t_small_mh'));
 \set label 'ndd t_small key_bits 13'
 \set qset small
 \set sql 'SELECT array_agg(id) FROM t_small WHERE mh % $1'
@@ -245,11 +253,13 @@ VALUES ('ndd minhash_ops, key_bits 13', 't_small_mh', :sub_rows,
 \set trgm_th NULL
 \set trgm_low NULL
 \if :trgm
+\warn '== pg_trgm index, threshold sweep, best threshold'
 SELECT clock_timestamp() AS t0 \gset
 CREATE INDEX t_small_trgm ON t_small USING gin (doc gin_trgm_ops);
-INSERT INTO bench_idx (label, idx, rows, build_s)
+INSERT INTO bench_idx (label, idx, rows, build_s, bytes)
 VALUES ('pg_trgm gin_trgm_ops', 't_small_trgm', :sub_rows,
-		extract(epoch FROM clock_timestamp() - :'t0'::timestamptz));
+		extract(epoch FROM clock_timestamp() - :'t0'::timestamptz),
+		pg_relation_size('t_small_trgm'));
 
 -- pg_trgm's similarity of the true pairs: every threshold up to the lowest
 -- of them (in steps of 0.05) has full recall, so a sweep from there up
@@ -313,37 +323,107 @@ RESET enable_seqscan;
 -- Report
 --------------------------------------------------------------------------
 
+
+-- Summaries first, as tables, so the closing line can quote them.
+CREATE TABLE bench_latsum AS
+SELECT l.label, min(l.seq) AS first,
+	   count(*) FILTER (WHERE status <> 'skipped') AS queries,
+	   percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50,
+	   percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99,
+	   avg(ms) AS mean, min(ms) AS min, max(ms) AS max,
+	   avg(cardinality(ids)) AS rows_per,
+	   count(*) FILTER (WHERE status = 'timeout') AS timeouts,
+	   count(*) FILTER (WHERE status = 'skipped') AS skipped
+FROM bench_lat l
+WHERE l.pass = 1
+GROUP BY l.label;
+
+-- Recall and precision over pairs (query, other row), self excluded: the
+-- rows each method returned against exact Jaccard >= 0.8.  tset: the
+-- truth's query set; qset: the queries scored, those that every lookup in
+-- also answered (pg_trgm's rows and ndd's on its queries compare the
+-- queries both pg_trgm passes answered); label: where the rows come from;
+-- sweep: the rows come from the pg_trgm sweep, cut at 0.8.
+CREATE TABLE bench_method (ord int, method text, label text, tset text, qset text,
+						   sweep bool, also text[]);
+INSERT INTO bench_method VALUES
+	(1, 'ndd % 0.8, t', 'ndd t key_bits 13', 'big', 'big', false, '{ndd t key_bits 13}'),
+	(2, 'ndd % 0.8, t_small', 'ndd t_small key_bits 13', 'small', 'small', false, '{ndd t_small key_bits 13}');
+\if :trgm
+SELECT ARRAY['ndd t_small key_bits 13', 'pg_trgm t_small % ' || :'trgm_low',
+			 'pg_trgm t_small % ' || :'trgm_th'] AS trgm_also \gset
+INSERT INTO bench_method VALUES
+	(3, 'ndd % 0.8, t_small, pg_trgm''s queries', 'ndd t_small key_bits 13', 'small', 'trgm', false, :'trgm_also'),
+	(4, 'pg_trgm % ' || :'trgm_th' || ', t_small', 'pg_trgm t_small % ' || :'trgm_th', 'small', 'trgm', false, :'trgm_also'),
+	(5, 'pg_trgm % 0.80, t_small (cut from the sweep)', 'pg_trgm t_small % ' || :'trgm_low', 'small', 'trgm', true, :'trgm_also');
+\endif
+CREATE TABLE bench_pr AS
+WITH q AS (
+	-- the queries each method answered
+	SELECT m.ord, bq.qid
+	FROM bench_method m JOIN bench_q bq ON bq.qset = m.qset
+	WHERE NOT EXISTS (
+		SELECT FROM unnest(m.also) a(label) WHERE NOT EXISTS (
+			SELECT FROM bench_lat l WHERE l.label = a.label AND l.pass = 1
+			AND l.qset IN (m.qset, m.tset) AND l.qid = bq.qid AND l.status = 'ok'))
+), ret AS (
+	SELECT DISTINCT m.ord, l.qid, r.id
+	FROM bench_method m JOIN bench_lat l ON l.label = m.label AND l.pass = 1 AND l.status = 'ok'
+	CROSS JOIN unnest(l.ids) r(id)
+	WHERE NOT m.sweep AND r.id <> l.qid AND l.qid IN (SELECT qid FROM q WHERE q.ord = m.ord)
+	UNION ALL
+	SELECT m.ord, r.qid, r.id FROM bench_method m, trgm_ret r
+	WHERE m.sweep AND r.sim >= 0.8 AND r.qid IN (SELECT qid FROM q WHERE q.ord = m.ord)
+), tp AS (
+	SELECT q.ord, tr.qid, tr.id
+	FROM q JOIN bench_method m USING (ord)
+	JOIN truth tr ON tr.qset = m.tset AND tr.qid = q.qid
+	WHERE tr.exact >= 0.8
+), c AS (
+	SELECT m.ord, m.method,
+		   (SELECT count(*) FROM q WHERE q.ord = m.ord) AS queries,
+		   (SELECT count(DISTINCT qid) FROM tp WHERE tp.ord = m.ord) AS with_dups,
+		   (SELECT count(*) FROM tp WHERE tp.ord = m.ord) AS truth,
+		   (SELECT count(*) FROM ret WHERE ret.ord = m.ord) AS returned,
+		   (SELECT count(*) FROM ret JOIN tp USING (ord, qid, id) WHERE ret.ord = m.ord) AS hits
+	FROM bench_method m
+)
+SELECT c.*, hits::numeric / nullif(truth, 0) AS recall,
+	   hits::numeric / nullif(returned, 0) AS precision,
+	   2.0 * hits / nullif(returned + truth, 0) AS f1
+FROM c;
+
 \pset footer off
+SELECT format('corpus %s: %s docs (%s bases, the rest edited copies), avg %s bytes, %s GB of text; TOAST %s',
+			  :'corpus', :rows, :bases, :avg_bytes, :total_gb, :'toast') AS l1,
+	   format('table t: heap %s, %s with TOAST and indexes; t_small: the first %s rows of t, avg %s bytes',
+			  :'heap', :'total', :sub_rows, :sub_avg_bytes) AS l2,
+	   format('lookups: one backend, jit off, ndd.similarity_threshold 0.8, shared_buffers %s; builds: maintenance_work_mem 1GB',
+			  current_setting('shared_buffers')) AS l3 \gset
 \echo
 \echo 'ndd LSH lookup benchmark: ndd' :commit 'on PostgreSQL' :server_version
-\echo 'corpus' :corpus ':' :rows 'docs (' :bases 'bases, the rest edited copies), avg' :avg_bytes 'bytes, total' :total_gb 'GB; TOAST' :toast
-\echo 'table t: heap' :heap ', with TOAST and indexes' :total '; subset t_small: first' :sub_rows 'rows, avg' :sub_avg_bytes 'bytes'
-SELECT current_setting('shared_buffers') AS sb \gset
-\echo 'lookups: one backend, jit off, ndd.similarity_threshold 0.8; builds: maintenance_work_mem 1GB; shared_buffers' :sb
+\echo :l1
+\echo :l2
+\echo :l3
 \echo
 \echo 'Set-up and index builds'
 SELECT step, round(s::numeric, 1) AS seconds FROM bench_step ORDER BY ord;
 SELECT i.label AS index, i.idx AS name, i.rows,
 	   round(i.build_s::numeric, 1) AS "build s",
-	   pg_size_pretty(pg_relation_size(i.idx)) AS size,
-	   round(pg_relation_size(i.idx)::numeric / i.rows) AS "bytes/row"
+	   pg_size_pretty(i.bytes) AS size,
+	   round(i.bytes::numeric / i.rows) AS "bytes/row"
 FROM bench_idx i ORDER BY ord;
 
-\echo 'Lookup latency: timed pass after a warm-up pass (pg_trgm: one pass, none), ms per lookup incl. parse and plan'
-SELECT l.label AS lookup, count(*) FILTER (WHERE status <> 'skipped') AS queries,
-	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 2) AS p50,
-	   round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric, 2) AS p99,
-	   round(avg(ms)::numeric, 2) AS mean,
-	   round(min(ms)::numeric, 2) AS min,
-	   round(max(ms)::numeric, 2) AS max,
-	   round(avg(cardinality(ids))::numeric, 1) AS "rows/lookup",
-	   count(*) FILTER (WHERE status = 'timeout') AS timeouts,
-	   count(*) FILTER (WHERE status = 'skipped') AS skipped,
-	   p.plan
-FROM bench_lat l LEFT JOIN bench_plan p USING (label)
-WHERE l.pass = 1
-GROUP BY l.label, p.plan
-ORDER BY min(l.seq);
+\echo 'Lookup latency, ms per lookup (parse, plan, execute, fetch the ids): ndd after one warm-up pass;'
+\echo 'pg_trgm one pass per threshold, the sweep at the lowest first; rows/lookup counts the query itself'
+SELECT s.label AS lookup, s.queries,
+	   round(s.p50::numeric, 2) AS p50, round(s.p99::numeric, 2) AS p99,
+	   round(s.mean::numeric, 2) AS mean, round(s.min::numeric, 2) AS min,
+	   round(s.max::numeric, 2) AS max,
+	   round(s.rows_per::numeric, 1) AS "rows/lookup",
+	   s.timeouts, s.skipped, p.plan
+FROM bench_latsum s LEFT JOIN bench_plan p USING (label)
+ORDER BY s.first;
 
 -- same-run ratio: the sequential scans against the index on the same queries
 SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY s.ms)::numeric, 1) AS seq_med,
@@ -353,10 +433,12 @@ SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY s.ms)::numeric, 1) AS s
 FROM bench_lat s JOIN bench_lat i ON i.qset = s.qset AND i.ord = s.ord
 WHERE s.label = 'ndd t sequential scan' AND s.pass = 1
   AND i.label = 'ndd t key_bits 13' AND i.pass = 1 \gset
-\echo 'sequential scan on t, median of' :seqq 'queries:' :seq_med 'ms; key_bits 13 index on the same queries:' :idx_med_same 'ms; ratio' :ratio 'x'
+SELECT format('sequential scan of t: median %s ms over %s queries; the key_bits 13 index on the same queries: %s ms; ratio %s x',
+			  :seq_med, :seqq, :idx_med_same, :ratio) AS l \gset
+\echo :l
 
 -- The index returns exactly the rows with similarity >= 0.8?
-SELECT string_agg(format('%s: %s of %s lookups', label, same, n), '; ') AS exact_line
+SELECT string_agg(format('%s: %s of %s', label, same, n), '; ') AS l
 FROM (SELECT l.label, count(*) AS n,
 			 count(*) FILTER (WHERE (SELECT coalesce(array_agg(x ORDER BY x), '{}') FROM unnest(l.ids) x WHERE x <> l.qid)
 							  = (SELECT coalesce(array_agg(tr.id ORDER BY tr.id), '{}') FROM truth tr
@@ -364,66 +446,53 @@ FROM (SELECT l.label, count(*) AS n,
 	  FROM bench_lat l
 	  WHERE l.pass = 1 AND l.status = 'ok' AND l.label LIKE 'ndd %key_bits%'
 	  GROUP BY l.label) s \gset
-\echo 'index answer = rows with similarity >= 0.8 (from the truth scan):' :exact_line
-SELECT count(*) AS cand_big, count(*) FILTER (WHERE exact >= 0.8) AS true_big,
-	   count(*) FILTER (WHERE est >= 0.8) AS est_big
+\echo 'lookups whose index answer is exactly the rows with similarity >= 0.8:' :l
+SELECT format('truth: exact jaccard() (5-word shingles) on the pairs with similarity >= 0.5 (a pair with J >= 0.8 estimated below 0.5 is 8.5 sigma out at K = 128); on t: %s such pairs (%s s, 2 workers), %s with J >= 0.8, %s with similarity >= 0.8',
+			  count(*), :truth_big_s, count(*) FILTER (WHERE exact >= 0.8),
+			  count(*) FILTER (WHERE est >= 0.8)) AS l
 FROM truth WHERE qset = 'big' \gset
-\echo 'truth on t:' :cand_big 'candidate pairs with similarity >= 0.5 (' :truth_big_s 's, 2 workers),' :true_big 'with exact Jaccard >= 0.8,' :est_big 'with similarity >= 0.8'
-\echo
+\echo :l
 
 \if :trgm
-\echo 'pg_trgm threshold sweep on t_small (' :tq 'queries; returned pairs scored against exact Jaccard >= 0.8, self excluded)'
+\echo
+SELECT count(*) FILTER (WHERE status = 'ok') AS sw_ok, count(*) AS sw_n FROM bench_lat
+WHERE label = 'pg_trgm t_small % ' || :'trgm_low' \gset
+\echo 'pg_trgm threshold sweep on t_small (' :sw_ok 'of' :sw_n 'queries answered): the pairs it returned, scored against J >= 0.8, self excluded'
 SELECT th AS threshold, returned, truth, hits,
 	   round(hits::numeric / nullif(truth, 0), 3) AS recall,
 	   round(hits::numeric / nullif(returned, 0), 3) AS precision,
 	   round(2.0 * hits / nullif(returned + truth, 0), 3) AS f1,
-	   CASE WHEN th = :trgm_th THEN 'best' ELSE '' END AS " "
+	   CASE WHEN th = :trgm_th THEN 'best F1' ELSE '' END AS " "
 FROM trgm_sweep ORDER BY th;
 \endif
 
--- Recall and precision over pairs (query, other row), self excluded: the
--- rows each method returned against exact Jaccard >= 0.8.
--- tset: the truth's query set; qset: the queries scored; sweep: the rows
--- come from the pg_trgm sweep, cut at 0.8
-CREATE TABLE bench_method (ord int, method text, label text, tset text, qset text, sweep bool);
-INSERT INTO bench_method VALUES
-	(1, 'ndd % 0.8, t', 'ndd t key_bits 13', 'big', 'big', false),
-	(2, 'ndd % 0.8, t_small', 'ndd t_small key_bits 13', 'small', 'small', false),
-	(3, 'ndd % 0.8, t_small, pg_trgm''s queries', 'ndd t_small key_bits 13', 'small', 'trgm', false);
+\echo 'Recall and precision against exact Jaccard >= 0.8 (pairs, self excluded; "with dups": queries that have one)'
+SELECT method, queries, with_dups AS "with dups", truth, returned, hits,
+	   round(recall, 3) AS recall, round(precision, 3) AS precision, round(f1, 3) AS f1
+FROM bench_pr ORDER BY ord;
+
+SELECT format('ndd, %s docs: index %s B/row, build %s s, p50 %s ms, p99 %s ms, recall %s, precision %s',
+			  :rows, round(i.bytes::numeric / i.rows), round(i.build_s::numeric),
+			  round(s.p50::numeric, 2), round(s.p99::numeric, 2),
+			  round(pr.recall, 3), round(pr.precision, 3)) AS s_ndd
+FROM bench_idx i, bench_latsum s, bench_pr pr
+WHERE i.idx = 't_mh_kb13' AND s.label = 'ndd t key_bits 13' AND pr.ord = 1 \gset
+\echo
 \if :trgm
-INSERT INTO bench_method VALUES
-	(4, 'pg_trgm % ' || :'trgm_th' || ', t_small', 'pg_trgm t_small % ' || :'trgm_th', 'small', 'trgm', false),
-	(5, 'pg_trgm % 0.8, t_small (cut from the sweep)', 'pg_trgm t_small % ' || :'trgm_low', 'small', 'trgm', true);
+SELECT format('pg_trgm %% %s, %s docs: index %s B/row, build %s s, p50 %s ms, p99 %s ms, recall %s, precision %s (ndd on the same rows and queries: %s B/row, p50 %s ms, recall %s, precision %s)',
+			  :'trgm_th', :sub_rows, round(i.bytes::numeric / i.rows), round(i.build_s::numeric, 1),
+			  round(s.p50::numeric), round(s.p99::numeric),
+			  round(pr.recall, 3), round(pr.precision, 3),
+			  round(ni.bytes::numeric / ni.rows),
+			  (SELECT round((percentile_cont(0.5) WITHIN GROUP (ORDER BY l.ms))::numeric, 2)
+			   FROM bench_lat l JOIN bench_lat b ON b.label = s.label AND b.pass = 1
+			   AND b.status = 'ok' AND b.qid = l.qid
+			   WHERE l.label = 'ndd t_small key_bits 13' AND l.pass = 1),
+			  round(npr.recall, 3), round(npr.precision, 3)) AS s_trgm
+FROM bench_idx i, bench_latsum s, bench_pr pr, bench_idx ni, bench_pr npr
+WHERE i.idx = 't_small_trgm' AND s.label = 'pg_trgm t_small % ' || :'trgm_th' AND pr.ord = 4
+  AND ni.idx = 't_small_mh' AND npr.ord = 3 \gset
+\echo 'summary:' :s_ndd '|' :s_trgm '| targets for ndd at 1M: p50 <= 2 ms, p99 <= 10 ms, <= 200 B/row, recall >= pg_trgm''s'
+\else
+\echo 'summary:' :s_ndd '| targets at 1M: p50 <= 2 ms, p99 <= 10 ms, <= 200 B/row'
 \endif
-\echo 'Recall and precision against exact Jaccard >= 0.8 (pairs, self excluded)'
-WITH q AS (
-	-- the queries each method answered
-	SELECT m.ord, bq.qid
-	FROM bench_method m JOIN bench_q bq ON bq.qset = m.qset
-	WHERE EXISTS (
-		SELECT FROM bench_lat l WHERE l.label = m.label AND l.pass = 1
-		AND l.qset IN (m.qset, m.tset) AND l.qid = bq.qid AND l.status = 'ok')
-), ret AS (
-	SELECT DISTINCT m.ord, l.qid, r.id
-	FROM bench_method m JOIN bench_lat l ON l.label = m.label AND l.pass = 1 AND l.status = 'ok'
-	CROSS JOIN unnest(l.ids) r(id)
-	WHERE NOT m.sweep AND r.id <> l.qid AND l.qid IN (SELECT qid FROM q WHERE q.ord = m.ord)
-	UNION ALL
-	SELECT m.ord, r.qid, r.id FROM bench_method m, trgm_ret r WHERE m.sweep AND r.sim >= 0.8
-), tp AS (
-	SELECT q.ord, tr.qid, tr.id
-	FROM q JOIN bench_method m USING (ord)
-	JOIN truth tr ON tr.qset = m.tset AND tr.qid = q.qid
-	WHERE tr.exact >= 0.8
-)
-SELECT m.method,
-	   (SELECT count(*) FROM q WHERE q.ord = m.ord) AS queries,
-	   (SELECT count(DISTINCT qid) FROM tp WHERE tp.ord = m.ord) AS "with dups",
-	   (SELECT count(*) FROM tp WHERE tp.ord = m.ord) AS truth,
-	   (SELECT count(*) FROM ret WHERE ret.ord = m.ord) AS returned,
-	   (SELECT count(*) FROM ret JOIN tp USING (ord, qid, id) WHERE ret.ord = m.ord) AS hits,
-	   round((SELECT count(*) FROM ret JOIN tp USING (ord, qid, id) WHERE ret.ord = m.ord)::numeric /
-			 nullif((SELECT count(*) FROM tp WHERE tp.ord = m.ord), 0), 3) AS recall,
-	   round((SELECT count(*) FROM ret JOIN tp USING (ord, qid, id) WHERE ret.ord = m.ord)::numeric /
-			 nullif((SELECT count(*) FROM ret WHERE ret.ord = m.ord), 0), 3) AS precision
-FROM bench_method m ORDER BY m.ord;

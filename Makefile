@@ -13,7 +13,7 @@ OBJS = \
 DATA = $(wildcard sql/ndd--*.sql)
 PGFILEDESC = "ndd - near-duplicate detection"
 
-REGRESS = shingle minhash minhash_accuracy agg minhash_gin trigger
+REGRESS = shingle minhash minhash_accuracy agg minhash_gin trigger pairs
 REGRESS_OPTS = --load-extension=ndd
 ISOLATION = near_duplicate_race
 ISOLATION_OPTS = --load-extension=ndd

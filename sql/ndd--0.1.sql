@@ -337,3 +337,152 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 
 COMMENT ON FUNCTION ndd_fingerprint(text, boolean) IS
 '64-bit hash of the normalised words of a document: exact duplicates up to case, punctuation, whitespace (and markup)';
+
+--------------------------------------------------------------------------
+-- All-pairs discovery and clusters
+--------------------------------------------------------------------------
+
+CREATE FUNCTION lsh_banding(sketch minhash, threshold float8, margin float8 DEFAULT 0,
+                            OUT bands int, OUT rows int, OUT required int,
+                            OUT lower_threshold float8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'lsh_banding'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION lsh_banding(minhash, float8, float8) IS
+'banding exact at threshold minus margin standard deviations of the estimate, for sketches like this one';
+
+-- Every pair of rows at or above the threshold, without comparing all pairs:
+-- rows meet through shared LSH bands (a banding exact at the threshold, so
+-- none is missed), in one statement whose joins and sorts PostgreSQL keeps
+-- within work_mem, spilling to disk and honouring cancel.  With
+-- verify_column, candidates are taken 3 standard deviations of the estimate
+-- below the threshold and kept when the exact jaccard() of the stored texts
+-- reaches it; similarity is then the exact value.
+CREATE FUNCTION near_duplicate_pairs(tbl regclass, sketch_column name, id_column name,
+                                     threshold float8 DEFAULT NULL,
+                                     verify_column name DEFAULT NULL,
+                                     progress boolean DEFAULT false)
+RETURNS TABLE (id_a bigint, id_b bigint, similarity float8)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS $$
+DECLARE
+    ndd name := (SELECT n.nspname FROM pg_catalog.pg_extension e
+                 JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
+                 WHERE e.extname = 'ndd');
+    t float8 := coalesce(threshold, pg_catalog.current_setting('ndd.similarity_threshold')::float8);
+    probe text;
+    banding record;
+    found_pairs bigint;
+    q text;
+BEGIN
+    IF t IS NULL OR t <= 0 OR t > 1 OR t = 'NaN' THEN
+        RAISE EXCEPTION 'threshold must be greater than 0 and at most 1'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- the banding suits the table's sketches: take the first one's settings
+    EXECUTE pg_catalog.format('SELECT %I::text FROM %s WHERE %I IS NOT NULL LIMIT 1',
+                              sketch_column, tbl, sketch_column) INTO probe;
+    IF probe IS NULL THEN
+        RETURN;
+    END IF;
+    -- with verification, candidates reach 3 standard deviations lower
+    EXECUTE pg_catalog.format('SELECT * FROM %I.lsh_banding($1::%I.minhash, $2, $3)', ndd, ndd)
+        USING probe, t, CASE WHEN verify_column IS NULL THEN 0 ELSE 3 END INTO banding;
+    IF progress THEN
+        RAISE NOTICE 'ndd: % bands of % rows over %, at least % matching bands per candidate',
+            banding.bands, banding.rows, tbl, banding.required;
+    END IF;
+
+    q := pg_catalog.format($q$
+        WITH keys AS MATERIALIZED (
+            SELECT t.%2$I::bigint AS id, b.band, b.key
+            FROM %1$s t, %4$I.minhash_bands(t.%3$I, $1, $2) b
+            WHERE t.%3$I IS NOT NULL),
+        candidates AS (
+            SELECT x.id AS a, y.id AS b
+            FROM keys x JOIN keys y ON y.band = x.band AND y.key = x.key AND y.id > x.id
+            GROUP BY 1, 2
+            HAVING pg_catalog.count(*) >= $3)
+        SELECT c.a, c.b, %4$I.similarity(ta.%3$I, tb.%3$I)
+        FROM candidates c
+        JOIN %1$s ta ON ta.%2$I::bigint = c.a
+        JOIN %1$s tb ON tb.%2$I::bigint = c.b
+        WHERE %4$I.similarity(ta.%3$I, tb.%3$I) >= $4$q$,
+        tbl, id_column, sketch_column, ndd);
+    IF verify_column IS NOT NULL THEN
+        q := pg_catalog.format($q$
+            SELECT p.a, p.b, %4$I.jaccard(ta.%2$I, tb.%2$I, $6, $7)
+            FROM (%1$s) p(a, b, s)
+            JOIN %3$s ta ON ta.%5$I::bigint = p.a
+            JOIN %3$s tb ON tb.%5$I::bigint = p.b
+            WHERE %4$I.jaccard(ta.%2$I, tb.%2$I, $6, $7) >= $5$q$,
+            q, verify_column, tbl, ndd, id_column);
+    END IF;
+    -- verification shingles the texts as the sketches did (the text form of
+    -- a sketch names its unit and shingle size)
+    RETURN QUERY EXECUTE q USING banding.bands, banding.rows, banding.required,
+        banding.lower_threshold, t,
+        pg_catalog.split_part(pg_catalog.split_part(probe, 'shingle_size=', 2), ',', 1)::int,
+        pg_catalog.split_part(pg_catalog.split_part(probe, 'unit=', 2), ',', 1);
+    IF progress THEN
+        GET DIAGNOSTICS found_pairs = ROW_COUNT;
+        RAISE NOTICE 'ndd: % pairs at or above %', found_pairs, t;
+    END IF;
+END
+$$;
+
+COMMENT ON FUNCTION near_duplicate_pairs(regclass, name, name, float8, name, boolean) IS
+'every pair of rows whose sketches reach the threshold (or, with verify_column, whose texts do, exactly), found through LSH bands';
+
+-- Connected components of the near-duplicate pairs: each row that has a
+-- near-duplicate, with the smallest id of its component as cluster_id.
+CREATE FUNCTION near_duplicate_clusters(tbl regclass, sketch_column name, id_column name,
+                                        threshold float8 DEFAULT NULL,
+                                        verify_column name DEFAULT NULL,
+                                        progress boolean DEFAULT false)
+RETURNS TABLE (id bigint, cluster_id bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS $$
+DECLARE
+    ndd name := (SELECT n.nspname FROM pg_catalog.pg_extension e
+                 JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
+                 WHERE e.extname = 'ndd');
+    changed bigint;
+    rounds int := 0;
+BEGIN
+    IF pg_catalog.to_regclass('pg_temp.ndd_cluster_edges') IS NOT NULL THEN
+        DROP TABLE pg_temp.ndd_cluster_edges;
+    END IF;
+    IF pg_catalog.to_regclass('pg_temp.ndd_cluster_labels') IS NOT NULL THEN
+        DROP TABLE pg_temp.ndd_cluster_labels;
+    END IF;
+    EXECUTE pg_catalog.format(
+        'CREATE TEMP TABLE ndd_cluster_edges AS SELECT id_a AS x, id_b AS y FROM %I.near_duplicate_pairs($1, $2, $3, $4, $5, $6)', ndd)
+        USING tbl, sketch_column, id_column, threshold, verify_column, progress;
+    INSERT INTO pg_temp.ndd_cluster_edges SELECT e.y, e.x FROM pg_temp.ndd_cluster_edges e;
+    CREATE INDEX ON pg_temp.ndd_cluster_edges (x);
+    CREATE TEMP TABLE ndd_cluster_labels AS
+        SELECT DISTINCT e.x AS id, e.x AS label FROM pg_temp.ndd_cluster_edges e;
+    CREATE UNIQUE INDEX ON pg_temp.ndd_cluster_labels (id);
+    ANALYZE pg_temp.ndd_cluster_edges, pg_temp.ndd_cluster_labels;
+    -- each round a row takes the smallest label among its neighbours
+    LOOP
+        UPDATE pg_temp.ndd_cluster_labels l SET label = m.label
+        FROM (SELECT e.x AS id, pg_catalog.min(n.label) AS label
+              FROM pg_temp.ndd_cluster_edges e
+              JOIN pg_temp.ndd_cluster_labels n ON n.id = e.y
+              GROUP BY e.x) m
+        WHERE m.id = l.id AND m.label < l.label;
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        rounds := rounds + 1;
+        EXIT WHEN changed = 0;
+    END LOOP;
+    IF progress THEN
+        RAISE NOTICE 'ndd: components settled after % rounds', rounds;
+    END IF;
+    RETURN QUERY SELECT l.id, l.label FROM pg_temp.ndd_cluster_labels l;
+    DROP TABLE pg_temp.ndd_cluster_edges, pg_temp.ndd_cluster_labels;
+END
+$$;
+
+COMMENT ON FUNCTION near_duplicate_clusters(regclass, name, name, float8, name, boolean) IS
+'connected components of near_duplicate_pairs: (id, cluster_id) with the smallest id of each component';

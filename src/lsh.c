@@ -113,6 +113,46 @@ LshBandingForThreshold(int num_perm, double threshold, int *bands, int *rows)
 	*bands = num_perm / r;
 }
 
+/*
+ * lsh_banding(sketch, threshold, margin): the banding exact at threshold
+ * minus margin standard deviations of the estimate, for sketches like this
+ * one, and the matching bands a pair at least that similar is sure to have.
+ */
+PG_FUNCTION_INFO_V1(lsh_banding);
+Datum
+lsh_banding(PG_FUNCTION_ARGS)
+{
+	MinHash    *mh = PG_GETARG_MINHASH_P(0);
+	double		threshold = PG_GETARG_FLOAT8(1);
+	double		margin = PG_GETARG_FLOAT8(2);
+	int			k = mh->num_perm;
+	TupleDesc	tupdesc;
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
+	int			bands,
+				rows;
+	double		lower;
+
+	if (isnan(threshold) || threshold <= 0.0 || threshold > 1.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("threshold must be greater than 0 and at most 1")));
+	if (isnan(margin) || margin < 0.0 || isinf(margin))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("margin must be finite and not negative")));
+	/* margin standard deviations of the estimate, sqrt(t(1-t)/K), lower */
+	lower = Max(threshold - margin * sqrt(threshold * (1.0 - threshold) / k), 1.0 / k);
+	LshBandingForThreshold(k, lower, &bands, &rows);
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	values[0] = Int32GetDatum(bands);
+	values[1] = Int32GetDatum(rows);
+	values[2] = Int32GetDatum(LshRequiredBands(k, bands, rows, lower));
+	values[3] = Float8GetDatum(lower);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
+}
+
 /* minhash_bands(sketch, bands, rows): (band, key) for a bucket table */
 PG_FUNCTION_INFO_V1(minhash_bands);
 Datum

@@ -1,9 +1,11 @@
 -- lsh_lookup.sql: near-duplicate lookups through minhash_ops against pg_trgm,
--- all in one session.  Run by bench/lsh_lookup.sh, which loads t_load(id,
--- family, edit_rate, doc) and sets :docs, :sub (rows of t_small), :nq
--- (queries per table), :tq (pg_trgm queries), :budget (seconds of pg_trgm
--- per pass), :seqq (queries timed as a sequential scan), :kb16 (on/off),
--- :trgm (whether pg_trgm is installed), :commit, :load_s and :corpus.
+-- all in one session.  ndd is timed and scored at % 0.8, at similar() 0.75
+-- and 0.70, and verified (similar() 0.70, then jaccard() >= 0.8).  Run by
+-- bench/lsh_lookup.sh, which loads t_load(id, family, edit_rate, doc) and
+-- sets :docs, :sub (rows of t_small), :nq (queries per table), :tq
+-- (pg_trgm queries), :budget (seconds of pg_trgm per pass), :seqq (queries
+-- timed as a sequential scan), :kb16 (on/off), :trgm (whether pg_trgm is
+-- installed), :commit, :load_s and :corpus.
 --
 -- Bookkeeping tables are ordinary tables, not temporary ones: parallel
 -- workers cannot read temporary tables, and the ground truth needs them.
@@ -73,12 +75,24 @@ CREATE TABLE bench_idx (ord serial, label text, idx text, rows bigint, build_s f
 CREATE TABLE bench_lat (label text, pass int, qset text, ord int, qid int,
 						ms float8, status text, ids int[], seq bigserial);
 CREATE TABLE bench_plan (label text PRIMARY KEY, plan text);
+-- ndd's index lookups: the estimated threshold each one asks the index for
+-- (its answer is checked against the rows that similar), and whether it
+-- then verifies with exact Jaccard
+CREATE TABLE bench_ndd (label text PRIMARY KEY, th numeric, verified bool);
+INSERT INTO bench_ndd VALUES
+	('ndd t key_bits 13', 0.8, false), ('ndd t key_bits 16', 0.8, false),
+	('ndd t_small key_bits 13', 0.8, false),
+	('ndd t similar 0.75', 0.75, false), ('ndd t similar 0.70', 0.70, false),
+	('ndd t verified', 0.70, true),
+	('ndd t_small similar 0.75', 0.75, false), ('ndd t_small similar 0.70', 0.70, false),
+	('ndd t_small verified', 0.70, true);
 CREATE TABLE trgm_ret (qid int, id int, sim real);
 
 -- One lookup, its own top-level statement (so statement_timeout applies to
 -- each; a procedure, so CALL prints nothing): the query text gets the
--- sketch ($1 minhash) or the document ($1 text).  Only the EXECUTE is
--- timed: parse, plan, run, fetch the ids.
+-- sketch ($1 minhash, p_param 'mh'), the document ($1 text, 'doc') or both
+-- ($1 minhash, $2 text, 'mh,doc').  Only the EXECUTE is timed: parse,
+-- plan, run, fetch the ids.
 CREATE PROCEDURE pg_temp.lookup(p_label text, p_pass int, p_qset text, p_ord int,
 								p_sql text, p_param text, p_budget_ms float8)
 LANGUAGE plpgsql AS $$
@@ -98,6 +112,8 @@ BEGIN
 		t0 := clock_timestamp();
 		IF p_param = 'doc' THEN
 			EXECUTE p_sql INTO res USING q.doc;
+		ELSIF p_param = 'mh,doc' THEN
+			EXECUTE p_sql INTO res USING q.mh, q.doc;
 		ELSE
 			EXECUTE p_sql INTO res USING q.mh;
 		END IF;
@@ -120,6 +136,8 @@ BEGIN
 	SELECT * INTO q FROM bench_q WHERE qset = p_qset AND ord = 1;
 	IF p_param = 'doc' THEN
 		EXECUTE 'EXPLAIN (FORMAT JSON) ' || p_sql INTO plan USING q.doc;
+	ELSIF p_param = 'mh,doc' THEN
+		EXECUTE 'EXPLAIN (FORMAT JSON) ' || p_sql INTO plan USING q.mh, q.doc;
 	ELSE
 		EXECUTE 'EXPLAIN (FORMAT JSON) ' || p_sql INTO plan USING q.mh;
 	END IF;
@@ -153,6 +171,28 @@ VALUES ('ndd minhash_ops, key_bits 13', 't_mh_kb13', :rows,
 \set p0 0
 \set p1 1
 :run_lookups
+
+-- ndd's own threshold sweep, through the same index: similar() at 0.75
+-- and 0.70, below the 0.758 from which 32 bands of 4 are exact, so the
+-- index runs in LSH mode (one matching band of 32 suffices; a pair of
+-- similarity 0.7 is found with probability 0.9998) and the recheck keeps
+-- the candidates with similarity >= t.  Then the verified lookup: the
+-- candidates down to 0.7 (0.8 less three standard deviations of the
+-- 128-position estimate), kept if the stored texts' exact Jaccard is >= 0.8:
+-- the sketch and the query document are the two parameters.
+\warn '== ndd on t: similar() at 0.75 and 0.70, verified lookups'
+\set label 'ndd t similar 0.75'
+\set sql 'SELECT array_agg(id) FROM t WHERE similar(mh, $1, 0.75)'
+:run_lookups
+\set label 'ndd t similar 0.70'
+\set sql 'SELECT array_agg(id) FROM t WHERE similar(mh, $1, 0.70)'
+:run_lookups
+\set label 'ndd t verified'
+\set sql 'SELECT array_agg(id) FROM t WHERE similar(mh, $1, 0.70) AND jaccard(doc, $2) >= 0.8'
+\set param mh,doc
+:run_lookups
+\set param mh
+\set sql 'SELECT array_agg(id) FROM t WHERE mh % $1'
 
 -- The same lookups as a sequential scan, for the ratio: a warm-up on the
 -- first query, then :seqq queries.
@@ -249,6 +289,18 @@ VALUES ('ndd minhash_ops, key_bits 13', 't_small_mh', :sub_rows,
 \set p0 0
 \set p1 1
 :run_lookups
+-- the sweep and the verified lookups, as on t
+\set label 'ndd t_small similar 0.75'
+\set sql 'SELECT array_agg(id) FROM t_small WHERE similar(mh, $1, 0.75)'
+:run_lookups
+\set label 'ndd t_small similar 0.70'
+\set sql 'SELECT array_agg(id) FROM t_small WHERE similar(mh, $1, 0.70)'
+:run_lookups
+\set label 'ndd t_small verified'
+\set sql 'SELECT array_agg(id) FROM t_small WHERE similar(mh, $1, 0.70) AND jaccard(doc, $2) >= 0.8'
+\set param mh,doc
+:run_lookups
+\set param mh
 
 \set trgm_th NULL
 \set trgm_low NULL
@@ -343,19 +395,28 @@ GROUP BY l.label;
 -- truth's query set; qset: the queries scored, those that every lookup in
 -- also answered (pg_trgm's rows and ndd's on its queries compare the
 -- queries both pg_trgm passes answered); label: where the rows come from;
--- sweep: the rows come from the pg_trgm sweep, cut at 0.8.
+-- sweep: the rows come from the pg_trgm sweep, cut at 0.8.  ord is the
+-- order of the table: per set of queries, ndd at 0.8, 0.75, 0.70, then
+-- verified.
 CREATE TABLE bench_method (ord int, method text, label text, tset text, qset text,
 						   sweep bool, also text[]);
-INSERT INTO bench_method VALUES
-	(1, 'ndd % 0.8, t', 'ndd t key_bits 13', 'big', 'big', false, '{ndd t key_bits 13}'),
-	(2, 'ndd % 0.8, t_small', 'ndd t_small key_bits 13', 'small', 'small', false, '{ndd t_small key_bits 13}');
+INSERT INTO bench_method
+SELECT m.ord + tb.ord, m.method || ', ' || tb.tname, 'ndd ' || tb.tname || m.suffix,
+	   tb.qset, tb.qset, false, ARRAY['ndd ' || tb.tname || m.suffix]
+FROM (VALUES (10, 't', 'big'), (20, 't_small', 'small')) tb(ord, tname, qset),
+	 (VALUES (0, 'ndd % 0.8', ' key_bits 13'), (1, 'ndd similar 0.75', ' similar 0.75'),
+			 (2, 'ndd similar 0.70', ' similar 0.70'),
+			 (3, 'ndd similar 0.70 + jaccard >= 0.8', ' verified')) m(ord, method, suffix);
 \if :trgm
 SELECT ARRAY['ndd t_small key_bits 13', 'pg_trgm t_small % ' || :'trgm_low',
 			 'pg_trgm t_small % ' || :'trgm_th'] AS trgm_also \gset
+INSERT INTO bench_method
+SELECT m.ord + 10, m.method || ', pg_trgm''s queries', m.label, 'small', 'trgm', false,
+	   :'trgm_also'::text[] || m.label
+FROM bench_method m WHERE m.ord BETWEEN 20 AND 29;
 INSERT INTO bench_method VALUES
-	(3, 'ndd % 0.8, t_small, pg_trgm''s queries', 'ndd t_small key_bits 13', 'small', 'trgm', false, :'trgm_also'),
-	(4, 'pg_trgm % ' || :'trgm_th' || ', t_small', 'pg_trgm t_small % ' || :'trgm_th', 'small', 'trgm', false, :'trgm_also'),
-	(5, 'pg_trgm % 0.80, t_small (cut from the sweep)', 'pg_trgm t_small % ' || :'trgm_low', 'small', 'trgm', true, :'trgm_also');
+	(34, 'pg_trgm % ' || :'trgm_th' || ', t_small', 'pg_trgm t_small % ' || :'trgm_th', 'small', 'trgm', false, :'trgm_also'),
+	(35, 'pg_trgm % 0.80, t_small (cut from the sweep)', 'pg_trgm t_small % ' || :'trgm_low', 'small', 'trgm', true, :'trgm_also');
 \endif
 CREATE TABLE bench_pr AS
 WITH q AS (
@@ -437,16 +498,18 @@ SELECT format('sequential scan of t: median %s ms over %s queries; the key_bits 
 			  :seq_med, :seqq, :idx_med_same, :ratio) AS l \gset
 \echo :l
 
--- The index returns exactly the rows with similarity >= 0.8?
-SELECT string_agg(format('%s: %s of %s', label, same, n), '; ') AS l
-FROM (SELECT l.label, count(*) AS n,
+-- The index returns exactly the rows with similarity >= t (exact from
+-- 0.758 up, LSH below), and the verified lookups those with J >= 0.8 too?
+SELECT string_agg(format('%s: %s of %s', label, same, n), '; ' ORDER BY first) AS l
+FROM (SELECT l.label, min(l.seq) AS first, count(*) AS n,
 			 count(*) FILTER (WHERE (SELECT coalesce(array_agg(x ORDER BY x), '{}') FROM unnest(l.ids) x WHERE x <> l.qid)
 							  = (SELECT coalesce(array_agg(tr.id ORDER BY tr.id), '{}') FROM truth tr
-								 WHERE tr.qset = l.qset AND tr.qid = l.qid AND tr.est >= 0.8)) AS same
-	  FROM bench_lat l
-	  WHERE l.pass = 1 AND l.status = 'ok' AND l.label LIKE 'ndd %key_bits%'
+								 WHERE tr.qset = l.qset AND tr.qid = l.qid AND tr.est >= n.th
+								 AND (NOT n.verified OR tr.exact >= 0.8))) AS same
+	  FROM bench_lat l JOIN bench_ndd n USING (label)
+	  WHERE l.pass = 1 AND l.status = 'ok'
 	  GROUP BY l.label) s \gset
-\echo 'lookups whose index answer is exactly the rows with similarity >= 0.8:' :l
+\echo 'lookups whose answer is exactly the rows with similarity >= t (% at t = 0.8; verified: and J >= 0.8):' :l
 SELECT format('truth: exact jaccard() (5-word shingles) on the pairs with similarity >= 0.5 (a pair with J >= 0.8 estimated below 0.5 is 8.5 sigma out at K = 128); on t: %s such pairs (%s s, 2 workers), %s with J >= 0.8, %s with similarity >= 0.8',
 			  count(*), :truth_big_s, count(*) FILTER (WHERE exact >= 0.8),
 			  count(*) FILTER (WHERE est >= 0.8)) AS l
@@ -466,7 +529,9 @@ SELECT th AS threshold, returned, truth, hits,
 FROM trgm_sweep ORDER BY th;
 \endif
 
-\echo 'Recall and precision against exact Jaccard >= 0.8 (pairs, self excluded; "with dups": queries that have one)'
+\echo 'Recall and precision against exact Jaccard >= 0.8 (pairs, self excluded; "with dups": queries that have one);'
+\echo 'ndd similar 0.75 / 0.70: the index answer at that estimated threshold (LSH mode below 0.758);'
+\echo 'ndd similar 0.70 + jaccard >= 0.8: those rows, kept if the stored texts'' exact Jaccard is >= 0.8'
 SELECT method, queries, with_dups AS "with dups", truth, returned, hits,
 	   round(recall, 3) AS recall, round(precision, 3) AS precision, round(f1, 3) AS f1
 FROM bench_pr ORDER BY ord;
@@ -476,7 +541,12 @@ SELECT format('ndd, %s docs: index %s B/row, build %s s, p50 %s ms, p99 %s ms, r
 			  round(s.p50::numeric, 2), round(s.p99::numeric, 2),
 			  round(pr.recall, 3), round(pr.precision, 3)) AS s_ndd
 FROM bench_idx i, bench_latsum s, bench_pr pr
-WHERE i.idx = 't_mh_kb13' AND s.label = 'ndd t key_bits 13' AND pr.ord = 1 \gset
+WHERE i.idx = 't_mh_kb13' AND s.label = 'ndd t key_bits 13' AND pr.ord = 10 \gset
+SELECT format('ndd verified (similar(mh, q, 0.70) AND jaccard(doc, q_doc) >= 0.8), %s docs: p50 %s ms, p99 %s ms, recall %s, precision %s',
+			  :rows, round(s.p50::numeric, 2), round(s.p99::numeric, 2),
+			  round(pr.recall, 3), round(pr.precision, 3)) AS s_ver
+FROM bench_latsum s, bench_pr pr
+WHERE s.label = 'ndd t verified' AND pr.ord = 13 \gset
 \echo
 \if :trgm
 SELECT format('pg_trgm %% %s, %s docs: index %s B/row, build %s s, p50 %s ms, p99 %s ms, recall %s, precision %s (ndd on the same rows and queries: %s B/row, p50 %s ms, recall %s, precision %s)',
@@ -490,9 +560,19 @@ SELECT format('pg_trgm %% %s, %s docs: index %s B/row, build %s s, p50 %s ms, p9
 			   WHERE l.label = 'ndd t_small key_bits 13' AND l.pass = 1),
 			  round(npr.recall, 3), round(npr.precision, 3)) AS s_trgm
 FROM bench_idx i, bench_latsum s, bench_pr pr, bench_idx ni, bench_pr npr
-WHERE i.idx = 't_small_trgm' AND s.label = 'pg_trgm t_small % ' || :'trgm_th' AND pr.ord = 4
-  AND ni.idx = 't_small_mh' AND npr.ord = 3 \gset
-\echo 'summary:' :s_ndd '|' :s_trgm '| targets for ndd at 1M: p50 <= 2 ms, p99 <= 10 ms, <= 200 B/row, recall >= pg_trgm''s'
+WHERE i.idx = 't_small_trgm' AND s.label = 'pg_trgm t_small % ' || :'trgm_th' AND pr.ord = 34
+  AND ni.idx = 't_small_mh' AND npr.ord = 30 \gset
+-- the verified lookup on pg_trgm's rows and queries
+SELECT format('%s (on pg_trgm''s %s docs and queries: p50 %s ms, p99 %s ms, recall %s, precision %s)',
+			  :'s_ver', :sub_rows,
+			  round((percentile_cont(0.5) WITHIN GROUP (ORDER BY l.ms))::numeric, 2),
+			  round((percentile_cont(0.99) WITHIN GROUP (ORDER BY l.ms))::numeric, 2),
+			  round(min(pr.recall), 3), round(min(pr.precision), 3)) AS s_ver
+FROM bench_lat l JOIN bench_lat b ON b.label = 'pg_trgm t_small % ' || :'trgm_th'
+	 AND b.pass = 1 AND b.status = 'ok' AND b.qid = l.qid
+CROSS JOIN bench_pr pr
+WHERE l.label = 'ndd t_small verified' AND l.pass = 1 AND pr.ord = 33 \gset
+\echo 'summary:' :s_ndd '|' :s_trgm '|' :s_ver '| targets for ndd at 1M: p50 <= 2 ms, p99 <= 10 ms, <= 200 B/row, recall >= pg_trgm''s'
 \else
-\echo 'summary:' :s_ndd '| targets at 1M: p50 <= 2 ms, p99 <= 10 ms, <= 200 B/row'
+\echo 'summary:' :s_ndd '|' :s_ver '| targets at 1M: p50 <= 2 ms, p99 <= 10 ms, <= 200 B/row'
 \endif

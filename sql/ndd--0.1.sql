@@ -364,7 +364,11 @@ CREATE FUNCTION near_duplicate_pairs(tbl regclass, sketch_column name, id_column
                                      verify_column name DEFAULT NULL,
                                      progress boolean DEFAULT false)
 RETURNS TABLE (id_a bigint, id_b bigint, similarity float8)
-LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS $$
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+-- the band self-join must hash, not loop: without statistics (a table just
+-- loaded) the planner may otherwise nest loops over every pair of keys
+SET enable_nestloop = off
+AS $$
 DECLARE
     ndd name := (SELECT n.nspname FROM pg_catalog.pg_extension e
                  JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace

@@ -5,12 +5,15 @@ OBJS = \
 	src/ndd.o \
 	src/shingle.o \
 	src/minhash.o \
-	src/minhash_agg.o
+	src/minhash_agg.o \
+	src/simhash.o \
+	src/simhash_gin.o \
+	src/simhash_gist.o
 
 DATA = $(wildcard sql/ndd--*.sql)
 PGFILEDESC = "ndd - near-duplicate detection"
 
-REGRESS = shingle minhash minhash_accuracy agg
+REGRESS = shingle minhash minhash_accuracy agg simhash simhash_gin simhash_gist
 REGRESS_OPTS = --load-extension=ndd
 TAP_TESTS = 1
 

@@ -455,7 +455,7 @@ DEFAULT FOR TYPE simhash USING hash AS
 COMMENT ON OPERATOR CLASS simhash_ops USING hash IS
 'hash joins and hash aggregation of simhash values';
 
--- GIN: block keys (Manku et al.), simhash_ops(max_distance = 0 .. 6)
+-- GIN: block keys (Manku et al.), simhash_ops(max_distance = 0 .. 6, keys = pairs | blocks)
 CREATE FUNCTION gin_extract_value_simhash(simhash, internal, internal)
 RETURNS internal
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -485,7 +485,7 @@ COMMENT ON FUNCTION gin_simhash_consistent(internal, int2, simhash, int4, intern
 COMMENT ON FUNCTION gin_simhash_triconsistent(internal, int2, simhash, int4, internal, internal, internal) IS
 'GIN support: ternary form of gin_simhash_consistent';
 COMMENT ON FUNCTION gin_simhash_options(internal) IS
-'GIN support: the max_distance option';
+'GIN support: the max_distance and keys options';
 
 CREATE OPERATOR CLASS simhash_ops
 DEFAULT FOR TYPE simhash USING gin AS
@@ -588,3 +588,23 @@ DEFAULT FOR TYPE simhash USING gist AS
 
 COMMENT ON OPERATOR CLASS simhash_ops USING gist IS
 'simhash % simhash and ORDER BY simhash <-> simhash (nearest by Hamming distance)';
+
+-- The same tree for ORDER BY alone: next to a GIN index for %, a GiST index
+-- of simhash_ops would win the planner's costing for % (it cannot see how
+-- little a subtree's shared bits prune) and be slower.
+CREATE OPERATOR CLASS simhash_knn_ops
+FOR TYPE simhash USING gist AS
+    OPERATOR 2 <-> (simhash, simhash) FOR ORDER BY pg_catalog.integer_ops,
+    FUNCTION 1 gsimhash_consistent(internal, simhash, int2, oid, internal),
+    FUNCTION 2 gsimhash_union(internal, internal),
+    FUNCTION 3 gsimhash_compress(internal),
+    FUNCTION 5 gsimhash_penalty(internal, internal, internal),
+    FUNCTION 6 gsimhash_picksplit(internal, internal),
+    FUNCTION 7 gsimhash_same(gsimhash, gsimhash, internal),
+    FUNCTION 8 gsimhash_distance(internal, simhash, int2, oid, internal),
+    FUNCTION 9 gsimhash_fetch(internal),
+    FUNCTION 11 gsimhash_sortsupport(internal),
+    STORAGE gsimhash;
+
+COMMENT ON OPERATOR CLASS simhash_knn_ops USING gist IS
+'ORDER BY simhash <-> simhash only: kNN beside a GIN index that serves %';

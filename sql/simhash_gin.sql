@@ -77,16 +77,17 @@ BEGIN
     DROP TABLE via_seq;
 END $$;
 
--- the default: max_distance = 3, five blocks of 13 and 12 bits
+-- the default: max_distance = 3, keys = pairs: two halves of three blocks,
+-- six keys of two blocks each
 CREATE INDEX fps_gin ON gin_fps USING gin (fp);
 SET enable_seqscan = off;
 EXPLAIN (COSTS OFF) SELECT id FROM gin_fps WHERE fp % '0123456789abcdef';
 EXPLAIN (COSTS OFF) SELECT id FROM gin_fps WHERE '0123456789abcdef' % fp;
 EXPLAIN (COSTS OFF) SELECT q.q, f.id FROM gin_queries q JOIN gin_fps f ON f.fp % q.fp;
 RESET enable_seqscan;
--- thresholds up to max_distance, one above (one matching block is enough),
--- and far above (every row is a candidate)
-SELECT r.* FROM generate_series(0, 6) t, pg_temp.index_vs_seq(t, 'fps_gin') r;
+-- thresholds up to max_distance and above: at 4, a difference may fall in
+-- every pair, and every row is a candidate
+SELECT r.* FROM generate_series(0, 5) t, pg_temp.index_vs_seq(t, 'fps_gin') r;
 SELECT r.* FROM pg_temp.index_vs_seq(20, 'fps_gin') r;
 -- a single lookup finds the planted neighbours and nothing else
 SET enable_seqscan = off;
@@ -107,22 +108,35 @@ VACUUM gin_fps;
 SELECT r.* FROM generate_series(2, 4) t, pg_temp.index_vs_seq(t, 'fps_gin') r;
 DROP INDEX fps_gin;
 
--- other splits: max_distance 0 (two 32-bit blocks), 1, 6 (eight 8-bit blocks)
+-- keys = blocks: max_distance + 2 blocks, each a key, two of them shared
+-- at max_distance, one at max_distance + 1, then every row
+CREATE INDEX fps_gin_blocks ON gin_fps USING gin (fp simhash_ops (keys = blocks));
+SELECT r.* FROM generate_series(2, 5) t, pg_temp.index_vs_seq(t, 'fps_gin_blocks') r;
+DROP INDEX fps_gin_blocks;
+
+-- other distances, both layouts: 0 (halves, or two 32-bit blocks), 1, 6
 CREATE INDEX fps_gin0 ON gin_fps USING gin (fp simhash_ops (max_distance = 0));
 SELECT r.* FROM generate_series(0, 2) t, pg_temp.index_vs_seq(t, 'fps_gin0') r;
 DROP INDEX fps_gin0;
-CREATE INDEX fps_gin1 ON gin_fps USING gin (fp simhash_ops (max_distance = 1));
-SELECT r.* FROM generate_series(0, 3) t, pg_temp.index_vs_seq(t, 'fps_gin1') r;
-DROP INDEX fps_gin1;
+CREATE INDEX fps_gin0b ON gin_fps USING gin (fp simhash_ops (max_distance = 0, keys = blocks));
+SELECT r.* FROM generate_series(0, 2) t, pg_temp.index_vs_seq(t, 'fps_gin0b') r;
+DROP INDEX fps_gin0b;
+CREATE INDEX fps_gin1b ON gin_fps USING gin (fp simhash_ops (max_distance = 1, keys = blocks));
+SELECT r.* FROM generate_series(0, 3) t, pg_temp.index_vs_seq(t, 'fps_gin1b') r;
+DROP INDEX fps_gin1b;
 CREATE INDEX fps_gin6 ON gin_fps USING gin (fp simhash_ops (max_distance = 6));
 SELECT r.* FROM unnest(ARRAY[3, 6, 7, 8]) t, pg_temp.index_vs_seq(t, 'fps_gin6') r;
 DROP INDEX fps_gin6;
+CREATE INDEX fps_gin6b ON gin_fps USING gin (fp simhash_ops (max_distance = 6, keys = blocks));
+SELECT r.* FROM unnest(ARRAY[6, 7, 8]) t, pg_temp.index_vs_seq(t, 'fps_gin6b') r;
+DROP INDEX fps_gin6b;
 
 -- max_distance outside what the index supports: 22023 at CREATE INDEX
 CREATE INDEX ON gin_fps USING gin (fp simhash_ops (max_distance = 7));
 SELECT pg_temp.sqlstate_of($$CREATE INDEX ON gin_fps USING gin (fp simhash_ops (max_distance = 7))$$);
 SELECT pg_temp.sqlstate_of($$CREATE INDEX ON gin_fps USING gin (fp simhash_ops (max_distance = -1))$$);
 SELECT pg_temp.sqlstate_of($$CREATE INDEX ON gin_fps USING gin (fp simhash_ops (max_distance = 'three'))$$);
+SELECT pg_temp.sqlstate_of($$CREATE INDEX ON gin_fps USING gin (fp simhash_ops (keys = triples))$$);
 SELECT pg_temp.sqlstate_of($$CREATE INDEX ON gin_fps USING gin (fp simhash_ops (blocks = 4))$$);
 
 SELECT amvalidate(opc.oid) FROM pg_opclass opc JOIN pg_am am ON am.oid = opc.opcmethod

@@ -159,5 +159,16 @@ FROM generate_series(300001, 320000) g;
 SELECT r.* FROM unnest(ARRAY[1, 3, 5]) t, pg_temp.index_vs_seq(t, 'fps2_gist') r;
 SELECT * FROM pg_temp.knn_vs_sort(20, 'fps2_gist');
 
-SELECT amvalidate(opc.oid) FROM pg_opclass opc JOIN pg_am am ON am.oid = opc.opcmethod
-WHERE opcname = 'simhash_ops' AND amname = 'gist';
+-- simhash_knn_ops: the same tree for ORDER BY only, so that beside a GIN
+-- index % goes to GIN and ORDER BY <-> to GiST
+DROP INDEX fps2_gist;
+CREATE INDEX fps_gin ON gist_fps USING gin (fp);
+CREATE INDEX fps_knn ON gist_fps USING gist (fp simhash_knn_ops);
+EXPLAIN (COSTS OFF) SELECT id FROM gist_fps WHERE fp % '0123456789abcdef';
+EXPLAIN (COSTS OFF) SELECT id FROM gist_fps ORDER BY fp <-> '0123456789abcdef' LIMIT 10;
+EXPLAIN (COSTS OFF)
+SELECT id FROM gist_fps WHERE fp % '0123456789abcdef' ORDER BY fp <-> '0123456789abcdef' LIMIT 10;
+SELECT * FROM pg_temp.knn_vs_sort(10, 'fps_knn');
+
+SELECT opcname, amvalidate(opc.oid) FROM pg_opclass opc JOIN pg_am am ON am.oid = opc.opcmethod
+WHERE opcname IN ('simhash_ops', 'simhash_knn_ops') AND amname = 'gist' ORDER BY opcname;

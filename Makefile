@@ -8,12 +8,15 @@ OBJS = \
 	src/minhash_agg.o \
 	src/lsh.o \
 	src/minhash_gin.o \
-	src/trigger.o
+	src/trigger.o \
+	src/simhash.o \
+	src/simhash_gin.o \
+	src/simhash_gist.o
 
 DATA = $(wildcard sql/ndd--*.sql)
 PGFILEDESC = "ndd - near-duplicate detection"
 
-REGRESS = shingle minhash minhash_accuracy agg minhash_gin trigger pairs
+REGRESS = shingle minhash minhash_accuracy agg minhash_gin trigger pairs simhash simhash_gin simhash_gist
 REGRESS_OPTS = --load-extension=ndd
 ISOLATION = near_duplicate_race
 ISOLATION_OPTS = --load-extension=ndd

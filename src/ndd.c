@@ -12,6 +12,7 @@
 PG_MODULE_MAGIC;
 
 double		ndd_similarity_threshold = NDD_SIMILARITY_THRESHOLD_DEFAULT;
+int			ndd_hamming_threshold = NDD_HAMMING_THRESHOLD_DEFAULT;
 
 void		_PG_init(void);
 
@@ -31,6 +32,19 @@ _PG_init(void)
 							 NULL,
 							 NULL,
 							 NULL);
+
+	DefineCustomIntVariable("ndd.hamming_threshold",
+							"Sets the threshold used by the % operator for simhash.",
+							"Valid range is 0 .. 64 (bits that may differ).",
+							&ndd_hamming_threshold,
+							NDD_HAMMING_THRESHOLD_DEFAULT,
+							NDD_HAMMING_THRESHOLD_MIN,
+							NDD_HAMMING_THRESHOLD_MAX,
+							PGC_USERSET,
+							0,
+							NULL,
+							NULL,
+							NULL);
 
 	MarkGUCPrefixReserved("ndd");
 }

@@ -25,7 +25,21 @@
 #define NDD_GIN_KEY_BITS_MIN		4
 #define NDD_GIN_KEY_BITS_MAX		20
 
+/* simhash: threshold of the % operator (Hamming distance in bits) */
+#define NDD_SIMHASH_BITS					64
+#define NDD_HAMMING_THRESHOLD_DEFAULT		3
+#define NDD_HAMMING_THRESHOLD_MIN			0
+#define NDD_HAMMING_THRESHOLD_MAX			64
+
+/* simhash GIN and GiST operator classes */
+#define NDD_SIMHASH_MAX_DISTANCE_DEFAULT	3
+#define NDD_SIMHASH_MAX_DISTANCE_MIN		0
+#define NDD_SIMHASH_MAX_DISTANCE_MAX		6
+#define NDD_SIMHASH_MATCH_STRATEGY			1	/* simhash % simhash */
+#define NDD_SIMHASH_DISTANCE_STRATEGY		2	/* simhash <-> simhash */
+
 /* GUC variables, defined in ndd.c */
 extern double ndd_similarity_threshold;
+extern int	ndd_hamming_threshold;
 
 #endif							/* NDD_H */

@@ -1,0 +1,143 @@
+-- simhash GIN (block keys): index scans return exactly what sequential
+-- scans return, at every threshold and max_distance, for single lookups and
+-- for the batch join.
+SET extra_float_digits = 0;
+
+CREATE FUNCTION pg_temp.sqlstate_of(query text) RETURNS text
+LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE query;
+    RETURN 'no error';
+EXCEPTION WHEN others THEN
+    RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+
+-- fp with nbits distinct bits flipped, at positions chosen by salt
+CREATE FUNCTION pg_temp.flip(fp simhash, nbits int, salt bigint) RETURNS simhash
+LANGUAGE sql AS $$
+    SELECT simhash_from_bigint(fp::bigint # coalesce(bit_or(1::bigint << pos), 0))
+    FROM (SELECT pos FROM generate_series(0, 63) pos
+          ORDER BY hashint8extended(pos, salt) LIMIT nbits) p
+$$;
+
+-- 100,000 random fingerprints, and 40 queries with three planted neighbours
+-- at each distance from 0 to 8
+CREATE TABLE gin_queries AS
+SELECT g AS q, simhash_from_bigint(hashint8extended(g, 42)) AS fp
+FROM generate_series(1, 40) g;
+CREATE TABLE gin_fps (id int PRIMARY KEY, fp simhash, planted_q int, planted_d int);
+INSERT INTO gin_fps
+SELECT g, simhash_from_bigint(hashint8extended(g, 1)), NULL, NULL
+FROM generate_series(1, 100000) g;
+INSERT INTO gin_fps
+SELECT 100000 + row_number() OVER (ORDER BY q.q, d, r),
+       pg_temp.flip(q.fp, d, q.q * 1000 + d * 10 + r), q.q, d
+FROM gin_queries q, generate_series(0, 8) d, generate_series(1, 3) r;
+SELECT count(*) AS rows, count(planted_q) AS planted FROM gin_fps;
+-- the planted distances are what they claim
+SELECT bool_and(hamming_distance(f.fp, q.fp) = f.planted_d) AS planted_ok
+FROM gin_fps f JOIN gin_queries q ON q.q = f.planted_q;
+ANALYZE gin_fps;
+ANALYZE gin_queries;
+
+-- Every query at once (the batch join), by the index and by sequential
+-- scans; returns what each found, what the index missed or added, the
+-- planted neighbours it found, and whether the plan used the index.
+CREATE FUNCTION pg_temp.index_vs_seq(t int, index_name text)
+RETURNS TABLE (threshold int, matches bigint, missing bigint, extra bigint,
+               planted text, index_used bool)
+LANGUAGE plpgsql AS $$
+DECLARE
+    q text := 'SELECT q.q, f.id FROM gin_queries q JOIN gin_fps f ON f.fp % q.fp';
+    plan text := '';
+    line text;
+BEGIN
+    PERFORM set_config('ndd.hamming_threshold', t::text, true);
+    PERFORM set_config('enable_seqscan', 'off', true);
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        plan := plan || line || E'\n';
+    END LOOP;
+    EXECUTE 'CREATE TEMP TABLE via_index AS ' || q;
+    PERFORM set_config('enable_seqscan', 'on', true);
+    PERFORM set_config('enable_bitmapscan', 'off', true);
+    PERFORM set_config('enable_indexscan', 'off', true);
+    EXECUTE 'CREATE TEMP TABLE via_seq AS ' || q;
+    PERFORM set_config('enable_bitmapscan', 'on', true);
+    PERFORM set_config('enable_indexscan', 'on', true);
+    RETURN QUERY
+    SELECT t,
+           (SELECT count(*) FROM via_seq),
+           (SELECT count(*) FROM (SELECT * FROM via_seq EXCEPT SELECT * FROM via_index) x),
+           (SELECT count(*) FROM (SELECT * FROM via_index EXCEPT SELECT * FROM via_seq) x),
+           (SELECT count(*) FILTER (WHERE v.id IS NOT NULL) || ' of ' || count(*)
+            FROM gin_fps f LEFT JOIN via_index v ON v.id = f.id AND v.q = f.planted_q
+            WHERE f.planted_d <= t),
+           plan LIKE '%Bitmap Index Scan on ' || index_name || '%';
+    DROP TABLE via_index;
+    DROP TABLE via_seq;
+END $$;
+
+-- the default: max_distance = 3, keys = pairs: two halves of three blocks,
+-- six keys of two blocks each
+CREATE INDEX fps_gin ON gin_fps USING gin (fp);
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM gin_fps WHERE fp % '0123456789abcdef';
+EXPLAIN (COSTS OFF) SELECT id FROM gin_fps WHERE '0123456789abcdef' % fp;
+EXPLAIN (COSTS OFF) SELECT q.q, f.id FROM gin_queries q JOIN gin_fps f ON f.fp % q.fp;
+RESET enable_seqscan;
+-- thresholds up to max_distance and above: at 4, a difference may fall in
+-- every pair, and every row is a candidate
+SELECT r.* FROM generate_series(0, 5) t, pg_temp.index_vs_seq(t, 'fps_gin') r;
+SELECT r.* FROM pg_temp.index_vs_seq(20, 'fps_gin') r;
+-- a single lookup finds the planted neighbours and nothing else
+SET enable_seqscan = off;
+SELECT planted_d, count(*) FROM gin_fps
+WHERE fp % (SELECT fp FROM gin_queries WHERE q = 7) GROUP BY planted_d ORDER BY planted_d;
+RESET enable_seqscan;
+
+-- rows added after the build (the pending list, then merged by VACUUM)
+INSERT INTO gin_fps
+SELECT 200000 + row_number() OVER (ORDER BY q.q, d, r),
+       pg_temp.flip(q.fp, d, q.q * 1000 + d * 10 + r + 5), q.q, d
+FROM gin_queries q, generate_series(0, 5) d, generate_series(1, 2) r;
+INSERT INTO gin_fps
+SELECT g, simhash_from_bigint(hashint8extended(g, 1)), NULL, NULL
+FROM generate_series(300001, 310000) g;
+SELECT r.* FROM generate_series(2, 4) t, pg_temp.index_vs_seq(t, 'fps_gin') r;
+VACUUM gin_fps;
+SELECT r.* FROM generate_series(2, 4) t, pg_temp.index_vs_seq(t, 'fps_gin') r;
+DROP INDEX fps_gin;
+
+-- keys = blocks: max_distance + 2 blocks, each a key, two of them shared
+-- at max_distance, one at max_distance + 1, then every row
+CREATE INDEX fps_gin_blocks ON gin_fps USING gin (fp simhash_ops (keys = blocks));
+SELECT r.* FROM generate_series(2, 5) t, pg_temp.index_vs_seq(t, 'fps_gin_blocks') r;
+DROP INDEX fps_gin_blocks;
+
+-- other distances, both layouts: 0 (halves, or two 32-bit blocks), 1, 6
+CREATE INDEX fps_gin0 ON gin_fps USING gin (fp simhash_ops (max_distance = 0));
+SELECT r.* FROM generate_series(0, 2) t, pg_temp.index_vs_seq(t, 'fps_gin0') r;
+DROP INDEX fps_gin0;
+CREATE INDEX fps_gin0b ON gin_fps USING gin (fp simhash_ops (max_distance = 0, keys = blocks));
+SELECT r.* FROM generate_series(0, 2) t, pg_temp.index_vs_seq(t, 'fps_gin0b') r;
+DROP INDEX fps_gin0b;
+CREATE INDEX fps_gin1b ON gin_fps USING gin (fp simhash_ops (max_distance = 1, keys = blocks));
+SELECT r.* FROM generate_series(0, 3) t, pg_temp.index_vs_seq(t, 'fps_gin1b') r;
+DROP INDEX fps_gin1b;
+CREATE INDEX fps_gin6 ON gin_fps USING gin (fp simhash_ops (max_distance = 6));
+SELECT r.* FROM unnest(ARRAY[3, 6, 7, 8]) t, pg_temp.index_vs_seq(t, 'fps_gin6') r;
+DROP INDEX fps_gin6;
+CREATE INDEX fps_gin6b ON gin_fps USING gin (fp simhash_ops (max_distance = 6, keys = blocks));
+SELECT r.* FROM unnest(ARRAY[6, 7, 8]) t, pg_temp.index_vs_seq(t, 'fps_gin6b') r;
+DROP INDEX fps_gin6b;
+
+-- max_distance outside what the index supports: 22023 at CREATE INDEX
+CREATE INDEX ON gin_fps USING gin (fp simhash_ops (max_distance = 7));
+SELECT pg_temp.sqlstate_of($$CREATE INDEX ON gin_fps USING gin (fp simhash_ops (max_distance = 7))$$);
+SELECT pg_temp.sqlstate_of($$CREATE INDEX ON gin_fps USING gin (fp simhash_ops (max_distance = -1))$$);
+SELECT pg_temp.sqlstate_of($$CREATE INDEX ON gin_fps USING gin (fp simhash_ops (max_distance = 'three'))$$);
+SELECT pg_temp.sqlstate_of($$CREATE INDEX ON gin_fps USING gin (fp simhash_ops (keys = triples))$$);
+SELECT pg_temp.sqlstate_of($$CREATE INDEX ON gin_fps USING gin (fp simhash_ops (blocks = 4))$$);
+
+SELECT amvalidate(opc.oid) FROM pg_opclass opc JOIN pg_am am ON am.oid = opc.opcmethod
+WHERE opcname = 'simhash_ops' AND amname = 'gin';

@@ -1,0 +1,334 @@
+/*
+ * simhash_gin.c
+ *		GIN operator class for simhash % simhash: Hamming search with block
+ *		keys (Manku, Jain and Das Sarma, 2007).
+ *
+ * Pigeonhole over blocks
+ * ----------------------
+ * Split the 64 bits into blocks.  Two fingerprints within t bits differ in
+ * at most t blocks and agree exactly on the others.  A GIN key is made of
+ * one or two blocks (tagged with the key's number), so a row within t bits
+ * of the query shares every key whose blocks escaped the t differences;
+ * the consistent function demands as many shared keys as the worst
+ * placement of t differences leaves, and the recheck applies the exact
+ * distance.  An index scan therefore returns exactly what a sequential scan
+ * returns, at any threshold.
+ *
+ * Two layouts, chosen by the opclass option keys, for a largest distance k
+ * (max_distance):
+ *
+ *	pairs (default): two halves of 32 bits, each split into k/2 + 2 blocks;
+ *	  a key is a pair of blocks of one half.  k differences leave one half
+ *	  with at most k/2, hence two clean blocks there: one shared key.  At
+ *	  k = 3: 6 blocks of 10-11 bits, 6 keys of 21-22 bits per row.
+ *	blocks: k + 2 blocks, each block a key; a row must share two.  At k = 3:
+ *	  5 blocks of 12-13 bits, 5 keys per row.
+ *
+ * The trade-off is posting-list entries read per lookup against bytes per
+ * row.  With blocks, a lookup reads about 5 N / 2^13 entries: 6,000 at 10M
+ * rows, most of a millisecond, and a batch of lookups cannot go faster.
+ * With pairs it reads 6 N / 2^21, about 30 at 10M, each a heap visit, and
+ * the index is larger because its keys are nearly unique at a few million
+ * rows.  bench/simhash_search.sh measures both, and README gives figures.
+ *
+ * Above max_distance the index still answers exactly while some key must
+ * survive the differences (one more bit for blocks; with pairs, until a
+ * difference may fall into every pair); beyond that the scan reads the
+ * whole index and rechecks every row.
+ */
+#include "postgres.h"
+
+#include "access/gin.h"
+#include "access/reloptions.h"
+#include "access/stratnum.h"
+#include "fmgr.h"
+
+#include "ndd.h"
+#include "simhash.h"
+
+/* opclass option keys */
+#define SIMHASH_GIN_KEYS_PAIRS		1
+#define SIMHASH_GIN_KEYS_BLOCKS		2
+
+/* pairs of k / 2 + 2 blocks in two halves, or k + 2 blocks */
+#define SIMHASH_GIN_MAX_BLOCKS		(NDD_SIMHASH_MAX_DISTANCE_MAX + 4)
+#define SIMHASH_GIN_MAX_KEYS \
+	(2 * (NDD_SIMHASH_MAX_DISTANCE_MAX / 2 + 2) * (NDD_SIMHASH_MAX_DISTANCE_MAX / 2 + 1) / 2)
+
+/* opclass options: simhash_ops(max_distance = k, keys = pairs | blocks) */
+typedef struct SimHashGinOptions
+{
+	int32		vl_len_;		/* varlena header (do not touch directly!) */
+	int			max_distance;
+	int			keys;
+} SimHashGinOptions;
+
+static relopt_enum_elt_def simhash_gin_keys_values[] = {
+	{"pairs", SIMHASH_GIN_KEYS_PAIRS},
+	{"blocks", SIMHASH_GIN_KEYS_BLOCKS},
+	{(const char *) NULL}
+};
+
+/* Where the blocks lie and which blocks make each key. */
+typedef struct SimHashKeyLayout
+{
+	int			ngroups;		/* 1 (blocks) or 2 halves (pairs) */
+	int			group_blocks;	/* blocks per group */
+	int			key_blocks;		/* blocks per key: 1 or 2 */
+	int			nkeys;
+	int			shift[SIMHASH_GIN_MAX_BLOCKS];
+	int			len[SIMHASH_GIN_MAX_BLOCKS];
+	int			key[SIMHASH_GIN_MAX_KEYS][2];	/* block numbers */
+} SimHashKeyLayout;
+
+static void
+SimHashKeyLayoutInit(SimHashKeyLayout *layout, int max_distance, int keys)
+{
+	int			group_bits;
+	int			b = 0;
+
+	if (keys == SIMHASH_GIN_KEYS_BLOCKS)
+	{
+		layout->ngroups = 1;
+		layout->group_blocks = max_distance + 2;
+		layout->key_blocks = 1;
+	}
+	else
+	{
+		layout->ngroups = 2;
+		layout->group_blocks = max_distance / 2 + 2;
+		layout->key_blocks = 2;
+	}
+	group_bits = NDD_SIMHASH_BITS / layout->ngroups;
+	layout->nkeys = 0;
+
+	/* blocks of nearly equal length, from the most significant bit down */
+	for (int g = 0; g < layout->ngroups; g++)
+	{
+		int			first = b;
+		int			start = NDD_SIMHASH_BITS - g * group_bits;
+
+		for (int j = 0; j < layout->group_blocks; j++, b++)
+		{
+			layout->len[b] = group_bits / layout->group_blocks +
+				(j < group_bits % layout->group_blocks);
+			start -= layout->len[b];
+			layout->shift[b] = start;
+		}
+		for (int i = first; i < b; i++)
+		{
+			if (layout->key_blocks == 1)
+			{
+				layout->key[layout->nkeys][0] = i;
+				layout->key[layout->nkeys++][1] = -1;
+			}
+			else
+				for (int j = i + 1; j < b; j++)
+				{
+					layout->key[layout->nkeys][0] = i;
+					layout->key[layout->nkeys++][1] = j;
+				}
+		}
+	}
+}
+
+static void
+SimHashKeyLayoutFromOptions(FunctionCallInfo fcinfo, SimHashKeyLayout *layout)
+{
+	int			max_distance = NDD_SIMHASH_MAX_DISTANCE_DEFAULT;
+	int			keys = SIMHASH_GIN_KEYS_PAIRS;
+
+	if (PG_HAS_OPCLASS_OPTIONS())
+	{
+		SimHashGinOptions *options = (SimHashGinOptions *) PG_GET_OPCLASS_OPTIONS();
+
+		max_distance = options->max_distance;
+		keys = options->keys;
+	}
+	SimHashKeyLayoutInit(layout, max_distance, keys);
+}
+
+static inline uint64
+Block(const SimHashKeyLayout *layout, int b, SimHash v)
+{
+	return (v >> layout->shift[b]) & ((UINT64CONST(1) << layout->len[b]) - 1);
+}
+
+/* The keys of a fingerprint: key number in the high bits, then its blocks. */
+static Datum *
+SimHashKeys(const SimHashKeyLayout *layout, SimHash v)
+{
+	Datum	   *keys = palloc(layout->nkeys * sizeof(Datum));
+
+	for (int k = 0; k < layout->nkeys; k++)
+	{
+		int			b1 = layout->key[k][0];
+		int			b2 = layout->key[k][1];
+		uint64		value = Block(layout, b1, v);
+
+		if (b2 >= 0)
+			value = (value << layout->len[b2]) | Block(layout, b2, v);
+		keys[k] = Int64GetDatum(((int64) k << 48) | (int64) value);
+	}
+	return keys;
+}
+
+/* Keys of a group left whole when e of its blocks hold a difference. */
+static int
+CleanKeys(const SimHashKeyLayout *layout, int e)
+{
+	int			clean = layout->group_blocks - e;
+
+	if (clean < layout->key_blocks)
+		return 0;
+	return layout->key_blocks == 1 ? clean : clean * (clean - 1) / 2;
+}
+
+/*
+ * Keys a row within t bits of the query shares with it at least: the
+ * minimum over the ways t differences can fall, each in its own block.
+ */
+static int
+RequiredKeys(const SimHashKeyLayout *layout, int t)
+{
+	int			m = layout->group_blocks;
+	int			required = INT_MAX;
+
+	if (layout->ngroups == 1)
+		return CleanKeys(layout, Min(t, m));
+	for (int e1 = Max(0, t - m); e1 <= Min(t, m); e1++)
+		required = Min(required, CleanKeys(layout, e1) + CleanKeys(layout, t - e1));
+	return required == INT_MAX ? 0 : required;
+}
+
+PG_FUNCTION_INFO_V1(gin_simhash_options);
+Datum
+gin_simhash_options(PG_FUNCTION_ARGS)
+{
+	local_relopts *relopts = (local_relopts *) PG_GETARG_POINTER(0);
+
+	init_local_reloptions(relopts, sizeof(SimHashGinOptions));
+	add_local_int_reloption(relopts, "max_distance",
+							"largest Hamming distance the index is laid out for",
+							NDD_SIMHASH_MAX_DISTANCE_DEFAULT,
+							NDD_SIMHASH_MAX_DISTANCE_MIN,
+							NDD_SIMHASH_MAX_DISTANCE_MAX,
+							offsetof(SimHashGinOptions, max_distance));
+	add_local_enum_reloption(relopts, "keys",
+							 "what a key is: a pair of blocks of one half, or one block",
+							 simhash_gin_keys_values,
+							 SIMHASH_GIN_KEYS_PAIRS,
+							 "Valid values are \"pairs\" and \"blocks\".",
+							 offsetof(SimHashGinOptions, keys));
+	PG_RETURN_VOID();
+}
+
+/* gin_extract_value_simhash(simhash, internal nkeys, internal nullFlags) */
+PG_FUNCTION_INFO_V1(gin_extract_value_simhash);
+Datum
+gin_extract_value_simhash(PG_FUNCTION_ARGS)
+{
+	SimHash		v = PG_GETARG_SIMHASH(0);
+	int32	   *nkeys = (int32 *) PG_GETARG_POINTER(1);
+	SimHashKeyLayout layout;
+
+	SimHashKeyLayoutFromOptions(fcinfo, &layout);
+	*nkeys = layout.nkeys;
+	PG_RETURN_POINTER(SimHashKeys(&layout, v));
+}
+
+/*
+ * gin_extract_query_simhash(query, nkeys, strategy, partial, extra_data,
+ * nullFlags, searchMode): the query's keys, and in extra_data how many of
+ * them a row must share at the current threshold.
+ */
+PG_FUNCTION_INFO_V1(gin_extract_query_simhash);
+Datum
+gin_extract_query_simhash(PG_FUNCTION_ARGS)
+{
+	SimHash		q = PG_GETARG_SIMHASH(0);
+	int32	   *nkeys = (int32 *) PG_GETARG_POINTER(1);
+	StrategyNumber strategy = PG_GETARG_UINT16(2);
+	Pointer   **extra_data = (Pointer **) PG_GETARG_POINTER(4);
+	int32	   *searchMode = (int32 *) PG_GETARG_POINTER(6);
+	SimHashKeyLayout layout;
+	int32	   *required;
+
+	if (strategy != NDD_SIMHASH_MATCH_STRATEGY)
+		elog(ERROR, "unrecognized strategy number: %d", strategy);
+	SimHashKeyLayoutFromOptions(fcinfo, &layout);
+
+	required = palloc(sizeof(int32));
+	*required = RequiredKeys(&layout, ndd_hamming_threshold);
+	if (*required < 1)
+	{
+		/* no key need survive: every row is a candidate */
+		*nkeys = 0;
+		*searchMode = GIN_SEARCH_MODE_ALL;
+		PG_RETURN_POINTER(NULL);
+	}
+	*extra_data = palloc(layout.nkeys * sizeof(Pointer));
+	for (int i = 0; i < layout.nkeys; i++)
+		(*extra_data)[i] = (Pointer) required;
+	*nkeys = layout.nkeys;
+	PG_RETURN_POINTER(SimHashKeys(&layout, q));
+}
+
+/* Keys a row must share with the query, from extract_query. */
+static inline int32
+RequiredFromExtraData(Pointer *extra_data, int32 nkeys)
+{
+	return nkeys > 0 ? *(int32 *) extra_data[0] : 0;
+}
+
+/*
+ * gin_simhash_consistent(check, strategy, query, nkeys, extra_data, recheck,
+ * queryKeys, nullFlags)
+ */
+PG_FUNCTION_INFO_V1(gin_simhash_consistent);
+Datum
+gin_simhash_consistent(PG_FUNCTION_ARGS)
+{
+	bool	   *check = (bool *) PG_GETARG_POINTER(0);
+	int32		nkeys = PG_GETARG_INT32(3);
+	Pointer    *extra_data = (Pointer *) PG_GETARG_POINTER(4);
+	bool	   *recheck = (bool *) PG_GETARG_POINTER(5);
+	int32		required = RequiredFromExtraData(extra_data, nkeys);
+	int32		matched = 0;
+
+	for (int i = 0; i < nkeys; i++)
+		matched += check[i];
+
+	/* every block lies in some key: all keys equal means equal fingerprints */
+	*recheck = !(nkeys > 0 && matched == nkeys);
+	PG_RETURN_BOOL(matched >= required);
+}
+
+/*
+ * gin_simhash_triconsistent(check, strategy, query, nkeys, extra_data,
+ * queryKeys, nullFlags)
+ */
+PG_FUNCTION_INFO_V1(gin_simhash_triconsistent);
+Datum
+gin_simhash_triconsistent(PG_FUNCTION_ARGS)
+{
+	GinTernaryValue *check = (GinTernaryValue *) PG_GETARG_POINTER(0);
+	int32		nkeys = PG_GETARG_INT32(3);
+	Pointer    *extra_data = (Pointer *) PG_GETARG_POINTER(4);
+	int32		required = RequiredFromExtraData(extra_data, nkeys);
+	int32		ntrue = 0;
+	int32		nmaybe = 0;
+
+	for (int i = 0; i < nkeys; i++)
+	{
+		if (check[i] == GIN_TRUE)
+			ntrue++;
+		else if (check[i] == GIN_MAYBE)
+			nmaybe++;
+	}
+	if (ntrue + nmaybe < required)
+		PG_RETURN_GIN_TERNARY_VALUE(GIN_FALSE);
+	if (nkeys > 0 && ntrue == nkeys)
+		PG_RETURN_GIN_TERNARY_VALUE(GIN_TRUE);
+	PG_RETURN_GIN_TERNARY_VALUE(GIN_MAYBE);
+}

@@ -54,12 +54,7 @@ trgm=on
 [ -f "$trgm_control" ] || { say "pg_trgm not found: skipping the comparison"; trgm=off; }
 
 started=$(date +%s.%N)
-if [ ! -s "$corpus" ]; then
-	say "writing $docs documents to $corpus (1M documents: ~4 GB, minutes)"
-	# via a temporary name, so an interrupted run leaves no half corpus behind
-	python3 "$NDD_TOP/../shared/corpus/make_corpus.py" --docs "$docs" --variants 8 \
-		--out "$corpus.$$" && mv "$corpus.$$" "$corpus" || { rm -f "$corpus.$$"; exit 1; }
-fi
+ndd_corpus "$docs" "$corpus" --variants 8
 
 ndd_cluster_start
 

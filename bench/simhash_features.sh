@@ -21,11 +21,7 @@ corpus=/tmp/ndd-bench-$docs.tsv
 
 ndd_ensure_packages python3 groff-base
 ndd_build_install
-if [ ! -s "$corpus" ]; then
-	say "writing $docs documents to $corpus (the first run renders man pages: minutes)"
-	python3 "$NDD_TOP/../shared/corpus/make_corpus.py" --docs "$docs" --out "$corpus.$$" &&
-		mv "$corpus.$$" "$corpus" || { rm -f "$corpus.$$"; exit 1; }
-fi
+ndd_corpus "$docs" "$corpus"
 ndd_cluster_start
 
 psql() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }

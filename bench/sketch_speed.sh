@@ -34,12 +34,7 @@ trgm=on
 [ -f "$trgm_control" ] || { say "pg_trgm not found: skipping show_trgm"; trgm=off; }
 ndd_build_install
 
-if [ ! -s "$corpus" ]; then
-	say "writing $docs documents to $corpus (the first run renders man pages: minutes)"
-	# via a temporary name, so an interrupted run leaves no half corpus behind
-	python3 "$NDD_TOP/../shared/corpus/make_corpus.py" --docs "$docs" --out "$corpus.$$" &&
-		mv "$corpus.$$" "$corpus" || { rm -f "$corpus.$$"; exit 1; }
-fi
+ndd_corpus "$docs" "$corpus"
 
 ndd_cluster_start
 

@@ -51,6 +51,18 @@ ndd_build_install() {
 	make -C "$NDD_TOP" -s install PG_CONFIG="$PG_CONFIG" >&2 || exit 1
 }
 
+# Write a corpus of $1 documents to $2 (make_corpus.py from ../shared),
+# unless it is there already; via a temporary name, so an interrupted run
+# leaves no half corpus behind.
+ndd_corpus() {
+	local docs=$1 out=$2
+	shift 2
+	[ -s "$out" ] && return 0
+	say "writing $docs documents to $out (the first run renders man pages: minutes)"
+	python3 "$NDD_TOP/../shared/corpus/make_corpus.py" --docs "$docs" "$@" --out "$out.$$" &&
+		mv "$out.$$" "$out" || { rm -f "$out.$$"; exit 1; }
+}
+
 # Run a command as the cluster's owner: postgres when we are root.
 ndd_as_owner() {
 	if [ "$(id -u)" -eq 0 ]; then

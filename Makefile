@@ -7,9 +7,11 @@ OBJS = \
 	src/minhash.o \
 	src/minhash_agg.o \
 	src/lsh.o \
+	src/key_filter.o \
 	src/minhash_gin.o \
 	src/trigger.o \
 	src/simhash.o \
+	src/simhash_keys.o \
 	src/simhash_gin.o \
 	src/simhash_gist.o
 

@@ -193,6 +193,30 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 32;
 COMMENT ON FUNCTION minhash_bands(minhash, int, int) IS
 'LSH band keys of a sketch, one row per band, for a bucket table';
 
+CREATE FUNCTION minhash_band_keys(sketch minhash, bands int, rows int)
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'minhash_band_keys'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION minhash_band_keys(minhash, int, int) IS
+'the keys of minhash_bands as one array, band 0 first (none for an empty document)';
+
+CREATE FUNCTION minhash_lowbits(sketch minhash)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'minhash_lowbits'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION minhash_lowbits(minhash) IS
+'the low 2 bits of each position of a sketch, packed: a 32-byte summary for pruning candidate pairs';
+
+CREATE FUNCTION minhash_lowbits_agreement(a bytea, b bytea)
+RETURNS int
+AS 'MODULE_PATHNAME', 'minhash_lowbits_agreement'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION minhash_lowbits_agreement(bytea, bytea) IS
+'positions whose low bits agree: never fewer than the positions whose values agree';
+
 CREATE FUNCTION lsh_probability(similarity float8, bands int, rows int)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'lsh_probability'
@@ -338,158 +362,6 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 COMMENT ON FUNCTION ndd_fingerprint(text, boolean) IS
 '64-bit hash of the normalised words of a document: exact duplicates up to case, punctuation, whitespace (and markup)';
 
---------------------------------------------------------------------------
--- All-pairs discovery and clusters
---------------------------------------------------------------------------
-
-CREATE FUNCTION lsh_banding(sketch minhash, threshold float8, margin float8 DEFAULT 0,
-                            OUT bands int, OUT rows int, OUT required int,
-                            OUT lower_threshold float8)
-RETURNS record
-AS 'MODULE_PATHNAME', 'lsh_banding'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-
-COMMENT ON FUNCTION lsh_banding(minhash, float8, float8) IS
-'banding exact at threshold minus margin standard deviations of the estimate, for sketches like this one';
-
--- Every pair of rows at or above the threshold, without comparing all pairs:
--- rows meet through shared LSH bands (a banding exact at the threshold, so
--- none is missed), in one statement whose joins and sorts PostgreSQL keeps
--- within work_mem, spilling to disk and honouring cancel.  With
--- verify_column, candidates are taken 3 standard deviations of the estimate
--- below the threshold and kept when the exact jaccard() of the stored texts
--- reaches it; similarity is then the exact value.
-CREATE FUNCTION near_duplicate_pairs(tbl regclass, sketch_column name, id_column name,
-                                     threshold float8 DEFAULT NULL,
-                                     verify_column name DEFAULT NULL,
-                                     progress boolean DEFAULT false)
-RETURNS TABLE (id_a bigint, id_b bigint, similarity float8)
-LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
--- the band self-join must hash, not loop: without statistics (a table just
--- loaded) the planner may otherwise nest loops over every pair of keys
-SET enable_nestloop = off
-AS $$
-DECLARE
-    ndd name := (SELECT n.nspname FROM pg_catalog.pg_extension e
-                 JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
-                 WHERE e.extname = 'ndd');
-    t float8 := coalesce(threshold, pg_catalog.current_setting('ndd.similarity_threshold')::float8);
-    probe text;
-    banding record;
-    found_pairs bigint;
-    q text;
-BEGIN
-    IF t IS NULL OR t <= 0 OR t > 1 OR t = 'NaN' THEN
-        RAISE EXCEPTION 'threshold must be greater than 0 and at most 1'
-            USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    -- the banding suits the table's sketches: take the first one's settings
-    EXECUTE pg_catalog.format('SELECT %I::text FROM %s WHERE %I IS NOT NULL LIMIT 1',
-                              sketch_column, tbl, sketch_column) INTO probe;
-    IF probe IS NULL THEN
-        RETURN;
-    END IF;
-    -- with verification, candidates reach 3 standard deviations lower
-    EXECUTE pg_catalog.format('SELECT * FROM %I.lsh_banding($1::%I.minhash, $2, $3)', ndd, ndd)
-        USING probe, t, CASE WHEN verify_column IS NULL THEN 0 ELSE 3 END INTO banding;
-    IF progress THEN
-        RAISE NOTICE 'ndd: % bands of % rows over %, at least % matching bands per candidate',
-            banding.bands, banding.rows, tbl, banding.required;
-    END IF;
-
-    q := pg_catalog.format($q$
-        WITH keys AS MATERIALIZED (
-            SELECT t.%2$I::bigint AS id, b.band, b.key
-            FROM %1$s t, %4$I.minhash_bands(t.%3$I, $1, $2) b
-            WHERE t.%3$I IS NOT NULL),
-        candidates AS (
-            SELECT x.id AS a, y.id AS b
-            FROM keys x JOIN keys y ON y.band = x.band AND y.key = x.key AND y.id > x.id
-            GROUP BY 1, 2
-            HAVING pg_catalog.count(*) >= $3)
-        SELECT c.a, c.b, %4$I.similarity(ta.%3$I, tb.%3$I)
-        FROM candidates c
-        JOIN %1$s ta ON ta.%2$I::bigint = c.a
-        JOIN %1$s tb ON tb.%2$I::bigint = c.b
-        WHERE %4$I.similarity(ta.%3$I, tb.%3$I) >= $4$q$,
-        tbl, id_column, sketch_column, ndd);
-    IF verify_column IS NOT NULL THEN
-        q := pg_catalog.format($q$
-            SELECT p.a, p.b, %4$I.jaccard(ta.%2$I, tb.%2$I, $6, $7)
-            FROM (%1$s) p(a, b, s)
-            JOIN %3$s ta ON ta.%5$I::bigint = p.a
-            JOIN %3$s tb ON tb.%5$I::bigint = p.b
-            WHERE %4$I.jaccard(ta.%2$I, tb.%2$I, $6, $7) >= $5$q$,
-            q, verify_column, tbl, ndd, id_column);
-    END IF;
-    -- verification shingles the texts as the sketches did (the text form of
-    -- a sketch names its unit and shingle size)
-    RETURN QUERY EXECUTE q USING banding.bands, banding.rows, banding.required,
-        banding.lower_threshold, t,
-        pg_catalog.split_part(pg_catalog.split_part(probe, 'shingle_size=', 2), ',', 1)::int,
-        pg_catalog.split_part(pg_catalog.split_part(probe, 'unit=', 2), ',', 1);
-    IF progress THEN
-        GET DIAGNOSTICS found_pairs = ROW_COUNT;
-        RAISE NOTICE 'ndd: % pairs at or above %', found_pairs, t;
-    END IF;
-END
-$$;
-
-COMMENT ON FUNCTION near_duplicate_pairs(regclass, name, name, float8, name, boolean) IS
-'every pair of rows whose sketches reach the threshold (or, with verify_column, whose texts do, exactly), found through LSH bands';
-
--- Connected components of the near-duplicate pairs: each row that has a
--- near-duplicate, with the smallest id of its component as cluster_id.
-CREATE FUNCTION near_duplicate_clusters(tbl regclass, sketch_column name, id_column name,
-                                        threshold float8 DEFAULT NULL,
-                                        verify_column name DEFAULT NULL,
-                                        progress boolean DEFAULT false)
-RETURNS TABLE (id bigint, cluster_id bigint)
-LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS $$
-DECLARE
-    ndd name := (SELECT n.nspname FROM pg_catalog.pg_extension e
-                 JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
-                 WHERE e.extname = 'ndd');
-    changed bigint;
-    rounds int := 0;
-BEGIN
-    IF pg_catalog.to_regclass('pg_temp.ndd_cluster_edges') IS NOT NULL THEN
-        DROP TABLE pg_temp.ndd_cluster_edges;
-    END IF;
-    IF pg_catalog.to_regclass('pg_temp.ndd_cluster_labels') IS NOT NULL THEN
-        DROP TABLE pg_temp.ndd_cluster_labels;
-    END IF;
-    EXECUTE pg_catalog.format(
-        'CREATE TEMP TABLE ndd_cluster_edges AS SELECT id_a AS x, id_b AS y FROM %I.near_duplicate_pairs($1, $2, $3, $4, $5, $6)', ndd)
-        USING tbl, sketch_column, id_column, threshold, verify_column, progress;
-    INSERT INTO pg_temp.ndd_cluster_edges SELECT e.y, e.x FROM pg_temp.ndd_cluster_edges e;
-    CREATE INDEX ON pg_temp.ndd_cluster_edges (x);
-    CREATE TEMP TABLE ndd_cluster_labels AS
-        SELECT DISTINCT e.x AS id, e.x AS label FROM pg_temp.ndd_cluster_edges e;
-    CREATE UNIQUE INDEX ON pg_temp.ndd_cluster_labels (id);
-    ANALYZE pg_temp.ndd_cluster_edges, pg_temp.ndd_cluster_labels;
-    -- each round a row takes the smallest label among its neighbours
-    LOOP
-        UPDATE pg_temp.ndd_cluster_labels l SET label = m.label
-        FROM (SELECT e.x AS id, pg_catalog.min(n.label) AS label
-              FROM pg_temp.ndd_cluster_edges e
-              JOIN pg_temp.ndd_cluster_labels n ON n.id = e.y
-              GROUP BY e.x) m
-        WHERE m.id = l.id AND m.label < l.label;
-        GET DIAGNOSTICS changed = ROW_COUNT;
-        rounds := rounds + 1;
-        EXIT WHEN changed = 0;
-    END LOOP;
-    IF progress THEN
-        RAISE NOTICE 'ndd: components settled after % rounds', rounds;
-    END IF;
-    RETURN QUERY SELECT l.id, l.label FROM pg_temp.ndd_cluster_labels l;
-    DROP TABLE pg_temp.ndd_cluster_edges, pg_temp.ndd_cluster_labels;
-END
-$$;
-
-COMMENT ON FUNCTION near_duplicate_clusters(regclass, name, name, float8, name, boolean) IS
-'connected components of near_duplicate_pairs: (id, cluster_id) with the smallest id of each component';
 -- simhash (issue 3) --------------------------------------------------
 
 CREATE TYPE simhash;
@@ -608,6 +480,14 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION hamming_distance(simhash, simhash) IS
 'number of bits in which two simhash fingerprints differ';
+
+CREATE FUNCTION simhash_keys(fingerprint simhash, max_distance int DEFAULT 3)
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'simhash_keys'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION simhash_keys(simhash, int) IS
+'block keys of a fingerprint: two fingerprints within max_distance bits share at least one (for a bucket table)';
 
 CREATE FUNCTION simhash_cosine(a simhash, b simhash)
 RETURNS float8
@@ -917,3 +797,331 @@ FOR TYPE simhash USING gist AS
 
 COMMENT ON OPERATOR CLASS simhash_knn_ops USING gist IS
 'ORDER BY simhash <-> simhash only: kNN beside a GIN index that serves %';
+
+--------------------------------------------------------------------------
+-- All-pairs discovery and clusters
+--------------------------------------------------------------------------
+
+CREATE FUNCTION lsh_banding(sketch minhash, threshold float8, margin float8 DEFAULT 0,
+                            OUT bands int, OUT rows int, OUT required int,
+                            OUT lower_threshold float8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'lsh_banding'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION lsh_banding(minhash, float8, float8) IS
+'banding exact at threshold minus margin standard deviations of the estimate, for sketches like this one';
+
+-- The first pass of all-pairs discovery (src/key_filter.c): a bitmap, within
+-- work_mem, of the bucket keys that may occur more than once.
+CREATE FUNCTION ndd_colliding_keys_transfn(internal, bigint[], bigint)
+RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION ndd_colliding_keys_combinefn(internal, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION ndd_colliding_keys_serialfn(internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
+CREATE FUNCTION ndd_colliding_keys_deserialfn(bytea, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
+CREATE FUNCTION ndd_colliding_keys_finalfn(internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+
+CREATE AGGREGATE ndd_colliding_keys(keys bigint[], expected_keys bigint) (
+    SFUNC = ndd_colliding_keys_transfn,
+    STYPE = internal,
+    FINALFUNC = ndd_colliding_keys_finalfn,
+    COMBINEFUNC = ndd_colliding_keys_combinefn,
+    SERIALFUNC = ndd_colliding_keys_serialfn,
+    DESERIALFUNC = ndd_colliding_keys_deserialfn,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE ndd_colliding_keys(bigint[], bigint) IS
+'bitmap (within work_mem) of the keys seen more than once, with some false positives; for ndd_colliding';
+
+CREATE FUNCTION ndd_colliding(keys bigint[], filter bytea, drop_frequent int DEFAULT 0)
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'ndd_colliding'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION ndd_colliding(bigint[], bytea, int) IS
+'the keys that may occur more than once in the set ndd_colliding_keys saw, leaving out the drop_frequent most frequent (prefix filtering)';
+
+-- Every pair of rows at or above the threshold, without comparing all pairs.
+-- Rows meet through bucket keys that every qualifying pair shares (minhash:
+-- the bands of a banding exact at the threshold; simhash: block keys, by
+-- pigeonhole), so none is missed:
+--   1. ndd_colliding_keys marks, within work_mem, the keys seen twice, and
+--      counts them roughly;
+--   2. the keys that may collide are kept, with their rows' ids (a small
+--      part of all keys), except each row's most frequent keys: a pair that
+--      must share `required` keys shares one of the others (prefix
+--      filtering, see src/key_filter.c), and frequent keys make buckets
+--      whose pairs grow as their square;
+--   3. rows sharing a kept key become candidates when a 32-byte summary
+--      of their sketches (minhash_lowbits) does not rule them out;
+--   4. candidates whose sketches reach the threshold are returned.
+-- Steps 2-4 are plain SQL over temporary tables, which PostgreSQL keeps
+-- within work_mem (spilling to disk) and can cancel.  With verify_column,
+-- minhash candidates are taken 3 standard deviations of the estimate below
+-- the threshold, and pairs are kept when the exact jaccard() of the stored
+-- texts reaches it; similarity is then the exact value.
+CREATE FUNCTION near_duplicate_pairs(tbl regclass, sketch_column name, id_column name,
+                                     threshold float8 DEFAULT NULL,
+                                     verify_column name DEFAULT NULL,
+                                     progress boolean DEFAULT false,
+                                     max_distance int DEFAULT NULL)
+RETURNS TABLE (id_a bigint, id_b bigint, similarity float8, distance int)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+-- joins must hash, not loop: without statistics (a table just loaded) the
+-- planner may otherwise nest loops over every pair of keys
+SET enable_nestloop = off
+AS $$
+DECLARE
+    ndd name;
+    ndd_nsp oid;
+    column_type oid;
+    is_simhash boolean;
+    -- the GUCs exist once the library is loaded (defaults as in ndd.h)
+    t float8 := coalesce(threshold, pg_catalog.current_setting('ndd.similarity_threshold', true)::float8, 0.8);
+    k int := coalesce(max_distance, pg_catalog.current_setting('ndd.hamming_threshold', true)::int, 3);
+    probe text;
+    banding record;
+    keys_of text;           -- the bucket keys of row t, as an SQL expression
+    keys_per_row int;
+    required int;
+    summary text;           -- a small summary of sketch s, carried with its keys
+    summary_type text;
+    close_enough text;      -- a necessary test on the summaries x, y of a pair
+    score text;             -- similarity and distance of sketches sa, sb
+    keep text;              -- which candidates qualify
+    collisions bytea;
+    started timestamptz := pg_catalog.clock_timestamp();
+    n bigint;
+    q text;
+BEGIN
+    SELECT e.extnamespace, n.nspname INTO ndd_nsp, ndd
+    FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
+    WHERE e.extname = 'ndd';
+    IF t IS NULL OR t <= 0 OR t > 1 OR t = 'NaN' THEN
+        RAISE EXCEPTION 'threshold must be greater than 0 and at most 1'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    SELECT a.atttypid INTO column_type FROM pg_catalog.pg_attribute a
+    WHERE a.attrelid = tbl AND a.attname = sketch_column AND a.attnum > 0 AND NOT a.attisdropped;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'column "%" of relation % does not exist', sketch_column, tbl
+            USING ERRCODE = 'undefined_column';
+    END IF;
+    SELECT y.typname = 'simhash' INTO is_simhash FROM pg_catalog.pg_type y
+    WHERE y.oid = column_type AND y.typnamespace = ndd_nsp AND y.typname IN ('minhash', 'simhash');
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'column "%" of relation % is not of type minhash or simhash', sketch_column, tbl
+            USING ERRCODE = 'datatype_mismatch';
+    END IF;
+
+    IF is_simhash THEN
+        IF k IS NULL OR k < 0 OR k > 6 THEN
+            RAISE EXCEPTION 'max_distance must be between 0 and 6'
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        keys_of := pg_catalog.format('%I.simhash_keys(t.%I, %s)', ndd, sketch_column, k);
+        required := 1;
+        summary := 's';
+        summary_type := pg_catalog.format('%I.simhash', ndd);
+        close_enough := pg_catalog.format('%I.hamming_distance(x.summary, y.summary) <= %s', ndd, k);
+        score := pg_catalog.format('%1$I.simhash_cosine(sa, sb), %1$I.hamming_distance(sa, sb)', ndd);
+        keep := pg_catalog.format('%I.hamming_distance(sa, sb) <= %s', ndd, k);
+        IF progress THEN
+            RAISE NOTICE 'ndd: fingerprints of % within % bits', tbl, k;
+        END IF;
+    ELSE
+        -- the banding suits the table's sketches: take the first one's settings
+        EXECUTE pg_catalog.format('SELECT %I::text FROM %s WHERE %I IS NOT NULL LIMIT 1',
+                                  sketch_column, tbl, sketch_column) INTO probe;
+        IF probe IS NULL THEN
+            RETURN;
+        END IF;
+        -- with verification, candidates reach 3 standard deviations lower
+        EXECUTE pg_catalog.format('SELECT * FROM %I.lsh_banding($1::%I.minhash, $2, $3)', ndd, ndd)
+            USING probe, t, CASE WHEN verify_column IS NULL THEN 0 ELSE 3 END INTO banding;
+        keys_of := pg_catalog.format('%I.minhash_band_keys(t.%I, %s, %s)',
+                                     ndd, sketch_column, banding.bands, banding.rows);
+        required := banding.required;
+        -- K - (bands - required) positions must agree, so must their low bits
+        summary := pg_catalog.format('%I.minhash_lowbits(s)', ndd);
+        summary_type := 'bytea';
+        close_enough := pg_catalog.format('%I.minhash_lowbits_agreement(x.summary, y.summary) >= %s', ndd,
+            banding.bands * banding.rows - banding.bands + banding.required);
+        score := pg_catalog.format('%I.similarity(sa, sb), NULL::int', ndd);
+        keep := pg_catalog.format('%I.similarity(sa, sb) >= %s', ndd, banding.lower_threshold);
+        IF progress THEN
+            RAISE NOTICE 'ndd: % bands of % rows over %, at least % matching bands per candidate',
+                banding.bands, banding.rows, tbl, banding.required;
+        END IF;
+    END IF;
+
+    -- 1. which keys occur more than once
+    EXECUTE pg_catalog.format('SELECT pg_catalog.cardinality(%s) FROM %s t WHERE t.%I IS NOT NULL LIMIT 1',
+                              keys_of, tbl, sketch_column) INTO keys_per_row;
+    EXECUTE pg_catalog.format('SELECT %I.ndd_colliding_keys(%s, $1) FROM %s t WHERE t.%I IS NOT NULL',
+                              ndd, keys_of, tbl, sketch_column)
+        USING (SELECT GREATEST(c.reltuples, 0)::bigint * keys_per_row
+               FROM pg_catalog.pg_class c WHERE c.oid = tbl)
+        INTO collisions;
+    IF progress THEN
+        RAISE NOTICE 'ndd: 1/4 keys counted'
+            USING DETAIL = pg_catalog.format('%s s so far', pg_catalog.round(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - started)::numeric, 1));
+    END IF;
+
+    -- 2. the keys that may collide, with their rows
+    IF pg_catalog.to_regclass('pg_temp.ndd_pair_keys') IS NOT NULL THEN
+        DROP TABLE pg_temp.ndd_pair_keys;
+    END IF;
+    IF pg_catalog.to_regclass('pg_temp.ndd_pair_candidates') IS NOT NULL THEN
+        DROP TABLE pg_temp.ndd_pair_candidates;
+    END IF;
+    EXECUTE pg_catalog.format('CREATE TEMP TABLE ndd_pair_keys (id bigint, key bigint, summary %s)',
+                              summary_type);
+    EXECUTE pg_catalog.format($q$
+        INSERT INTO pg_temp.ndd_pair_keys
+        SELECT t.%2$I::bigint, c.key, %6$s
+        FROM %1$s t, LATERAL (SELECT t.%5$I AS s) s,
+             pg_catalog.unnest(%3$I.ndd_colliding(%4$s, $1, $2)) c(key)
+        WHERE t.%5$I IS NOT NULL$q$, tbl, id_column, ndd, keys_of, sketch_column, summary)
+        USING collisions, required - 1;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    ANALYZE pg_temp.ndd_pair_keys;
+    IF progress THEN
+        RAISE NOTICE 'ndd: 2/4 % keys may be shared', n
+            USING DETAIL = pg_catalog.format('%s s so far', pg_catalog.round(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - started)::numeric, 1));
+    END IF;
+
+    -- 3. rows that share a kept key, and whose summaries pass
+    CREATE TEMP TABLE ndd_pair_candidates (a bigint, b bigint);
+    EXECUTE pg_catalog.format($q$
+        INSERT INTO pg_temp.ndd_pair_candidates
+        SELECT DISTINCT x.id, y.id
+        FROM pg_temp.ndd_pair_keys x JOIN pg_temp.ndd_pair_keys y ON y.key = x.key AND y.id > x.id
+        WHERE %s$q$, close_enough);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    DROP TABLE pg_temp.ndd_pair_keys;
+    ANALYZE pg_temp.ndd_pair_candidates;
+    IF progress THEN
+        RAISE NOTICE 'ndd: 3/4 % candidate pairs', n
+            USING DETAIL = pg_catalog.format('%s s so far', pg_catalog.round(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - started)::numeric, 1));
+    END IF;
+
+    -- 4. the candidates that qualify
+    q := pg_catalog.format($q$
+        SELECT c.a, c.b, %4$s
+        FROM pg_temp.ndd_pair_candidates c
+        JOIN %1$s ta ON ta.%2$I::bigint = c.a
+        JOIN %1$s tb ON tb.%2$I::bigint = c.b,
+        LATERAL (SELECT ta.%3$I AS sa, tb.%3$I AS sb) s
+        WHERE %5$s$q$,
+        tbl, id_column, sketch_column, score, keep);
+    IF verify_column IS NOT NULL THEN
+        -- exact Jaccard of the texts, shingled as the sketches were (the
+        -- text form of a minhash names its unit and shingle size; simhash
+        -- candidates use jaccard()'s defaults)
+        q := pg_catalog.format($q$
+            SELECT p.a, p.b, %4$I.jaccard(ta.%2$I, tb.%2$I, $2, $3), p.d
+            FROM (%1$s) p(a, b, s, d)
+            JOIN %3$s ta ON ta.%5$I::bigint = p.a
+            JOIN %3$s tb ON tb.%5$I::bigint = p.b
+            WHERE %4$I.jaccard(ta.%2$I, tb.%2$I, $2, $3) >= $1$q$,
+            q, verify_column, tbl, ndd, id_column);
+    END IF;
+    RETURN QUERY EXECUTE q USING t,
+        coalesce(pg_catalog.split_part(pg_catalog.split_part(probe, 'shingle_size=', 2), ',', 1)::int, 5),
+        coalesce(pg_catalog.split_part(pg_catalog.split_part(probe, 'unit=', 2), ',', 1), 'word');
+    GET DIAGNOSTICS n = ROW_COUNT;
+    DROP TABLE pg_temp.ndd_pair_candidates;
+    IF progress THEN
+        RAISE NOTICE 'ndd: 4/4 % pairs', n
+            USING DETAIL = pg_catalog.format('%s s so far', pg_catalog.round(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - started)::numeric, 1));
+    END IF;
+END
+$$;
+
+COMMENT ON FUNCTION near_duplicate_pairs(regclass, name, name, float8, name, boolean, int) IS
+'every pair of rows whose minhash sketches reach the threshold, or whose simhash fingerprints are within max_distance bits (with verify_column: whose texts reach the threshold, exactly), found through shared bucket keys';
+
+-- Connected components of the near-duplicate pairs: each row that has a
+-- near-duplicate, with its component's representative as cluster_id: the
+-- first row by representative_order (an ORDER BY list over the table's
+-- columns, such as 'created_at' or 'length(body) DESC'), else the smallest id.
+CREATE FUNCTION near_duplicate_clusters(tbl regclass, sketch_column name, id_column name,
+                                        threshold float8 DEFAULT NULL,
+                                        verify_column name DEFAULT NULL,
+                                        progress boolean DEFAULT false,
+                                        max_distance int DEFAULT NULL,
+                                        representative_order text DEFAULT NULL)
+RETURNS TABLE (id bigint, cluster_id bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET enable_nestloop = off
+AS $$
+DECLARE
+    ndd name := (SELECT n.nspname FROM pg_catalog.pg_extension e
+                 JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
+                 WHERE e.extname = 'ndd');
+    changed bigint;
+    rounds int := 0;
+    started timestamptz := pg_catalog.clock_timestamp();
+BEGIN
+    IF pg_catalog.to_regclass('pg_temp.ndd_cluster_edges') IS NOT NULL THEN
+        DROP TABLE pg_temp.ndd_cluster_edges;
+    END IF;
+    IF pg_catalog.to_regclass('pg_temp.ndd_cluster_labels') IS NOT NULL THEN
+        DROP TABLE pg_temp.ndd_cluster_labels;
+    END IF;
+    CREATE TEMP TABLE ndd_cluster_edges (x bigint, y bigint);
+    EXECUTE pg_catalog.format(
+        'INSERT INTO pg_temp.ndd_cluster_edges SELECT p.id_a, p.id_b FROM %I.near_duplicate_pairs($1, $2, $3, $4, $5, $6, $7) p', ndd)
+        USING tbl, sketch_column, id_column, threshold, verify_column, progress, max_distance;
+    INSERT INTO pg_temp.ndd_cluster_edges SELECT e.y, e.x FROM pg_temp.ndd_cluster_edges e;
+    CREATE INDEX ON pg_temp.ndd_cluster_edges (x);
+    CREATE TEMP TABLE ndd_cluster_labels AS
+        SELECT DISTINCT e.x AS id, e.x AS label FROM pg_temp.ndd_cluster_edges e;
+    CREATE UNIQUE INDEX ON pg_temp.ndd_cluster_labels (id);
+    ANALYZE pg_temp.ndd_cluster_edges, pg_temp.ndd_cluster_labels;
+    -- label propagation: each round a row takes the smallest label among
+    -- its neighbours, until no label changes
+    LOOP
+        UPDATE pg_temp.ndd_cluster_labels l SET label = m.label
+        FROM (SELECT e.x AS id, pg_catalog.min(n.label) AS label
+              FROM pg_temp.ndd_cluster_edges e
+              JOIN pg_temp.ndd_cluster_labels n ON n.id = e.y
+              GROUP BY e.x) m
+        WHERE m.id = l.id AND m.label < l.label;
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        rounds := rounds + 1;
+        EXIT WHEN changed = 0;
+    END LOOP;
+    IF progress THEN
+        RAISE NOTICE 'ndd: components settled after % rounds', rounds
+            USING DETAIL = pg_catalog.format('%s s so far', pg_catalog.round(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - started)::numeric, 1));
+    END IF;
+    IF representative_order IS NULL THEN
+        RETURN QUERY SELECT l.id, l.label FROM pg_temp.ndd_cluster_labels l;
+    ELSE
+        -- the order is the caller's SQL, run with the caller's rights; it
+        -- sees the table's columns (ties go to the smaller id)
+        RETURN QUERY EXECUTE pg_catalog.format($q$
+            SELECT r.ndd_id, pg_catalog.first_value(r.ndd_id) OVER (
+                PARTITION BY r.ndd_label ORDER BY %3$s, r.ndd_id)
+            FROM (SELECT t.*, l.id AS ndd_id, l.label AS ndd_label
+                  FROM %1$s t JOIN pg_temp.ndd_cluster_labels l ON l.id = t.%2$I::bigint) r$q$,
+            tbl, id_column, representative_order);
+    END IF;
+    DROP TABLE pg_temp.ndd_cluster_edges, pg_temp.ndd_cluster_labels;
+END
+$$;
+
+COMMENT ON FUNCTION near_duplicate_clusters(regclass, name, name, float8, name, boolean, int, text) IS
+'connected components of near_duplicate_pairs: (id, cluster_id), cluster_id being the representative row (first by representative_order, else the smallest id)';

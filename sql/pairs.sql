@@ -41,16 +41,71 @@ WHERE similarity(a.sketch, b.sketch) >= 0.5;
 -- the same pairs as brute force, at every threshold
 SELECT t, (SELECT count(*) FROM brute WHERE similarity >= t) AS brute_force,
        (SELECT count(*) FROM near_duplicate_pairs('pdocs', 'sketch', 'id', t)) AS found,
-       (SELECT count(*) FROM ((SELECT * FROM near_duplicate_pairs('pdocs', 'sketch', 'id', t)
+       (SELECT count(*) FROM ((SELECT id_a, id_b, similarity FROM near_duplicate_pairs('pdocs', 'sketch', 'id', t)
                                EXCEPT SELECT * FROM brute WHERE similarity >= t)
                               UNION ALL
                               (SELECT * FROM brute WHERE similarity >= t
-                               EXCEPT SELECT * FROM near_duplicate_pairs('pdocs', 'sketch', 'id', t))) d) AS differences
+                               EXCEPT SELECT id_a, id_b, similarity FROM near_duplicate_pairs('pdocs', 'sketch', 'id', t))) d) AS differences
 FROM unnest(ARRAY[0.5, 0.7, 0.8, 0.9, 1.0]) t;
 -- the threshold defaults to ndd.similarity_threshold; progress on request
+-- (terse: the DETAIL lines carry elapsed times)
 SET ndd.similarity_threshold = 0.9;
+\set VERBOSITY terse
 SELECT count(*) FROM near_duplicate_pairs('pdocs', 'sketch', 'id', progress => true);
+\set VERBOSITY default
 RESET ndd.similarity_threshold;
+-- minhash pairs carry no distance
+SELECT count(*) AS with_distance FROM near_duplicate_pairs('pdocs', 'sketch', 'id', 0.8) WHERE distance IS NOT NULL;
+
+-- the least work_mem: the key filter saturates, and only does less good
+SET work_mem = '64kB';
+SELECT count(*) AS differences FROM (
+    (SELECT id_a, id_b, similarity FROM near_duplicate_pairs('pdocs', 'sketch', 'id', 0.7)
+     EXCEPT SELECT * FROM brute WHERE similarity >= 0.7)
+    UNION ALL
+    (SELECT * FROM brute WHERE similarity >= 0.7
+     EXCEPT SELECT id_a, id_b, similarity FROM near_duplicate_pairs('pdocs', 'sketch', 'id', 0.7))) d;
+RESET work_mem;
+
+-- 600 documents that share a long paragraph: their common band keys make
+-- big buckets, which each row leaves out (prefix filtering); still exact
+SELECT setseed(0.4);
+CREATE TABLE bdocs AS
+SELECT i AS id, minhash_sketch(
+           (SELECT string_agg('common' || g, ' ') FROM generate_series(1, 30 + i % 40) g) || ' ' ||
+           (SELECT string_agg('u' || floor(random() * 100000)::int, ' ') FROM generate_series(1, 20 + i % 7 + 0 * i) g)) AS sketch
+FROM generate_series(1, 600) i;
+ANALYZE bdocs;
+SELECT t, (SELECT count(*) FROM bdocs a JOIN bdocs b ON a.id < b.id WHERE similarity(a.sketch, b.sketch) >= t) AS brute_force,
+       (SELECT count(*) FROM ((SELECT id_a, id_b FROM near_duplicate_pairs('bdocs', 'sketch', 'id', t)
+                               EXCEPT SELECT a.id, b.id FROM bdocs a JOIN bdocs b ON a.id < b.id
+                                      WHERE similarity(a.sketch, b.sketch) >= t)
+                              UNION ALL
+                              (SELECT a.id, b.id FROM bdocs a JOIN bdocs b ON a.id < b.id
+                               WHERE similarity(a.sketch, b.sketch) >= t
+                               EXCEPT SELECT id_a, id_b FROM near_duplicate_pairs('bdocs', 'sketch', 'id', t))) d) AS differences
+FROM unnest(ARRAY[0.5, 0.6, 0.7]) t;
+
+-- the pieces: low bits never agree less than the sketches do
+SELECT bool_and(minhash_lowbits_agreement(minhash_lowbits(a.sketch), minhash_lowbits(b.sketch))
+                >= round(similarity(a.sketch, b.sketch) * 128)) AS lowbits_bound,
+       count(*) FILTER (WHERE minhash_lowbits_agreement(minhash_lowbits(a.sketch), minhash_lowbits(b.sketch))
+                        >= 103 AND similarity(a.sketch, b.sketch) < 0.5) AS unrelated_passing
+FROM pdocs a JOIN pdocs b ON b.id = a.id + 1 OR b.id = a.id + 37
+WHERE a.sketch IS NOT NULL AND b.sketch IS NOT NULL;
+-- an empty document has no band keys; every key seen twice collides
+SELECT minhash_band_keys(minhash_sketch(''), 32, 4) AS empty_keys;
+CREATE TEMP TABLE kf AS
+SELECT ndd_colliding_keys(ARRAY[g::bigint, 42, 7], 3000) AS f FROM generate_series(1000, 1999) g;
+SELECT ndd_colliding(ARRAY[42::bigint, 7], f) AS repeated_kept,
+       (SELECT count(*) FROM generate_series(1000, 1999) g
+        WHERE ndd_colliding(ARRAY[g::bigint], f) <> '{}') < 300 AS most_singles_dropped,
+       -- each row may leave out its most frequent keys: 42 and 7 here
+       ndd_colliding(ARRAY[1500::bigint, 42, 7], f, 2) && ARRAY[42::bigint, 7] AS frequent_kept
+FROM kf;
+SELECT pg_temp.sqlstate_of($$SELECT ndd_colliding(ARRAY[1::bigint], '\x00'::bytea)$$);
+SELECT pg_temp.sqlstate_of($$SELECT ndd_colliding(ARRAY[1::bigint], f, -1) FROM kf$$);
+SELECT pg_temp.sqlstate_of($$SELECT ndd_colliding(ARRAY[1::bigint, NULL], f) FROM kf$$);
 
 -- exact verification on 400 rows: the pairs whose texts reach 0.8, exactly
 CREATE TABLE vdocs AS SELECT * FROM pdocs WHERE id < 400 OR id >= 10000;
@@ -88,25 +143,75 @@ SELECT id, cluster_id FROM clusters WHERE id >= 10000 ORDER BY id;
 SELECT round(similarity(a.sketch, c.sketch)::numeric, 2) < 0.75 AS ends_apart
 FROM pdocs a, pdocs c WHERE a.id = 10000 AND c.id = 10002;
 
--- keep one row per cluster, the representative chosen by any ordering
--- (here: the longest text, then the lowest id); mark the others instead
--- of deleting them with the same join
+-- keep one row per cluster, the representative chosen by an ordering over
+-- the table's columns (here: the longest text, ties to the lowest id): the
+-- same as a window function over the clusters
+CREATE TABLE reps AS
+SELECT * FROM near_duplicate_clusters('pdocs', 'sketch', 'id', 0.75,
+                                      representative_order => 'length(body) DESC');
+SELECT count(*) AS differences FROM (
+    (TABLE reps EXCEPT
+     SELECT c.id, first_value(c.id) OVER (PARTITION BY c.cluster_id ORDER BY length(p.body) DESC, c.id)
+     FROM clusters c JOIN pdocs p ON p.id = c.id)
+    UNION ALL
+    (SELECT c.id, first_value(c.id) OVER (PARTITION BY c.cluster_id ORDER BY length(p.body) DESC, c.id)
+     FROM clusters c JOIN pdocs p ON p.id = c.id
+     EXCEPT TABLE reps)) d;
+-- mark the others, or delete them
 ALTER TABLE pdocs ADD COLUMN duplicate_of bigint;
-UPDATE pdocs d SET duplicate_of = r.representative
-FROM (SELECT c.id, first_value(c.id) OVER (PARTITION BY c.cluster_id
-                                           ORDER BY length(p.body) DESC, c.id) AS representative
-      FROM clusters c JOIN pdocs p ON p.id = c.id) r
-WHERE d.id = r.id AND r.id <> r.representative;
+UPDATE pdocs d SET duplicate_of = c.cluster_id
+FROM near_duplicate_clusters('pdocs', 'sketch', 'id', 0.75, representative_order => 'length(body) DESC') c
+WHERE d.id = c.id AND c.id <> c.cluster_id;
 SELECT count(*) FILTER (WHERE duplicate_of IS NULL) AS kept,
        count(*) FILTER (WHERE duplicate_of IS NOT NULL) AS marked FROM pdocs;
 DELETE FROM pdocs d
-USING (SELECT c.id, first_value(c.id) OVER (PARTITION BY c.cluster_id
-                                            ORDER BY length(p.body) DESC, c.id) AS representative
-       FROM clusters c JOIN pdocs p ON p.id = c.id) r
-WHERE d.id = r.id AND r.id <> r.representative;
+USING near_duplicate_clusters('pdocs', 'sketch', 'id', 0.75, representative_order => 'length(body) DESC') c
+WHERE d.id = c.id AND c.id <> c.cluster_id;
 SELECT count(*) AS left_after_delete,
-       (SELECT count(*) FROM near_duplicate_pairs('pdocs', 'sketch', 'id', 0.75)) AS pairs_left
+       (SELECT count(*) FROM near_duplicate_pairs('pdocs', 'sketch', 'id', 0.75)) AS pairs_left,
+       (SELECT count(*) FROM pdocs p JOIN reps r ON r.id = p.id WHERE r.id <> r.cluster_id) AS non_representatives_left
 FROM pdocs;
+
+-- simhash columns: fingerprints within max_distance bits, as brute force
+SELECT setseed(0.5);
+CREATE TABLE sdocs AS
+SELECT b * 3 + v AS id,
+       CASE WHEN v = 0 THEN base
+            ELSE (SELECT simhash_from_bigint(simhash_to_bigint(base) #
+                         coalesce(bit_or((1::bigint << floor(random() * 64)::int)), 0))
+                  FROM generate_series(1, (b * v) % 9)) END AS fp
+FROM (SELECT b, simhash_from_bigint((random() * 9.2e18)::bigint # ((random() * 4)::bigint << 62)) AS base
+      FROM generate_series(1, 1000) b) s, generate_series(0, 2) v;
+INSERT INTO sdocs VALUES (1000000, NULL);
+ANALYZE sdocs;
+SELECT k, (SELECT count(*) FROM sdocs a JOIN sdocs b ON a.id < b.id WHERE hamming_distance(a.fp, b.fp) <= k) AS brute_force,
+       (SELECT count(*) FROM ((SELECT id_a, id_b, distance FROM near_duplicate_pairs('sdocs', 'fp', 'id', max_distance => k)
+                               EXCEPT SELECT a.id, b.id, hamming_distance(a.fp, b.fp) FROM sdocs a JOIN sdocs b ON a.id < b.id
+                                      WHERE hamming_distance(a.fp, b.fp) <= k)
+                              UNION ALL
+                              (SELECT a.id, b.id, hamming_distance(a.fp, b.fp) FROM sdocs a JOIN sdocs b ON a.id < b.id
+                               WHERE hamming_distance(a.fp, b.fp) <= k
+                               EXCEPT SELECT id_a, id_b, distance FROM near_duplicate_pairs('sdocs', 'fp', 'id', max_distance => k))) d) AS differences
+FROM generate_series(0, 6) k;
+-- max_distance defaults to ndd.hamming_threshold; similarity is simhash_cosine
+SET ndd.hamming_threshold = 2;
+SELECT count(*) AS pairs, bool_and(similarity = simhash_cosine(a.fp, b.fp)) AS cosine
+FROM near_duplicate_pairs('sdocs', 'fp', 'id') p JOIN sdocs a ON a.id = p.id_a JOIN sdocs b ON b.id = p.id_b;
+RESET ndd.hamming_threshold;
+-- clusters over fingerprints
+SELECT count(*) AS rows_in_clusters, count(DISTINCT cluster_id) AS clusters
+FROM near_duplicate_clusters('sdocs', 'fp', 'id', max_distance => 3);
+-- simhash candidates verified by the exact Jaccard of the texts
+CREATE TABLE svdocs AS SELECT id, body, simhash(doc => body) AS fp FROM vdocs WHERE body IS NOT NULL;
+SELECT count(*) AS differences FROM (
+    (SELECT id_a, id_b FROM near_duplicate_pairs('svdocs', 'fp', 'id', 0.8, verify_column => 'body', max_distance => 6)
+     EXCEPT SELECT a.id, b.id FROM svdocs a JOIN svdocs b ON a.id < b.id
+            WHERE jaccard(a.body, b.body) >= 0.8 AND hamming_distance(a.fp, b.fp) <= 6)
+    UNION ALL
+    (SELECT a.id, b.id FROM svdocs a JOIN svdocs b ON a.id < b.id
+     WHERE jaccard(a.body, b.body) >= 0.8 AND hamming_distance(a.fp, b.fp) <= 6
+     EXCEPT SELECT id_a, id_b FROM near_duplicate_pairs('svdocs', 'fp', 'id', 0.8, verify_column => 'body', max_distance => 6))) d;
+SELECT simhash_keys('0123456789abcdef'::simhash, 3) AS keys_at_3;
 
 -- bad input
 SELECT pg_temp.sqlstate_of($$SELECT * FROM near_duplicate_pairs('pdocs', 'sketch', 'id', 0)$$);
@@ -114,7 +219,15 @@ SELECT pg_temp.sqlstate_of($$SELECT * FROM near_duplicate_pairs('pdocs', 'sketch
 SELECT pg_temp.sqlstate_of($$SELECT * FROM near_duplicate_pairs('pdocs', 'nosuch', 'id')$$);
 SELECT pg_temp.sqlstate_of($$SELECT * FROM near_duplicate_pairs('nosuch', 'sketch', 'id')$$);
 SELECT pg_temp.sqlstate_of($$SELECT * FROM lsh_banding(minhash_sketch('a'), 0.8, -1)$$);
+SELECT pg_temp.sqlstate_of($$SELECT * FROM near_duplicate_pairs('pdocs', 'body', 'id')$$);
+SELECT pg_temp.sqlstate_of($$SELECT * FROM near_duplicate_pairs('sdocs', 'fp', 'id', max_distance => 7)$$);
+SELECT pg_temp.sqlstate_of($$SELECT simhash_keys('0000000000000000'::simhash, -1)$$);
+SELECT pg_temp.sqlstate_of($$SELECT * FROM near_duplicate_clusters('pdocs', 'sketch', 'id', representative_order => 'nosuch')$$);
 -- an empty table has no pairs
-CREATE TABLE empty_docs (id int, sketch minhash);
+CREATE TABLE empty_docs (id int, sketch minhash, fp simhash);
 SELECT count(*) FROM near_duplicate_pairs('empty_docs', 'sketch', 'id');
 SELECT count(*) FROM near_duplicate_clusters('empty_docs', 'sketch', 'id');
+SELECT count(*) FROM near_duplicate_pairs('empty_docs', 'fp', 'id');
+-- empty documents are similar to nothing, even to each other
+INSERT INTO empty_docs SELECT g, minhash_sketch(''), NULL FROM generate_series(1, 3) g;
+SELECT count(*) FROM near_duplicate_pairs('empty_docs', 'sketch', 'id', 0.1);

@@ -1,8 +1,8 @@
 /*
  * lsh.c
  *		Locality-sensitive hashing over minhash sketches: band keys, the
- *		exactness bound, and the SQL helpers minhash_bands(), lsh_probability()
- *		and lsh_params().
+ *		exactness bound, and the SQL helpers minhash_bands(), minhash_band_keys(),
+ *		lsh_probability() and lsh_params().
  *
  * Banding splits the first b*r positions of a sketch into b bands of r rows;
  * a band key hashes the band number, the sketch's settings and the band's r
@@ -26,6 +26,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
 
@@ -175,6 +176,26 @@ minhash_bands(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
+}
+
+/* minhash_band_keys(sketch, bands, rows): the band keys as one array */
+PG_FUNCTION_INFO_V1(minhash_band_keys);
+Datum
+minhash_band_keys(PG_FUNCTION_ARGS)
+{
+	MinHash    *mh = PG_GETARG_MINHASH_P(0);
+	int32		bands = PG_GETARG_INT32(1);
+	int32		rows = PG_GETARG_INT32(2);
+	Datum	   *keys;
+
+	LshCheckBanding(mh->num_perm, bands, rows);
+	/* an empty document is similar to nothing: it has no keys to share */
+	if (mh->flags & MINHASH_FLAG_EMPTY)
+		bands = 0;
+	keys = palloc(Max(bands, 1) * sizeof(Datum));
+	for (int b = 0; b < bands; b++)
+		keys[b] = Int64GetDatum((int64) LshBandHash(mh, b, rows));
+	PG_RETURN_ARRAYTYPE_P(construct_array(keys, bands, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE));
 }
 
 static void

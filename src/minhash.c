@@ -32,6 +32,7 @@
 #include "fmgr.h"
 #include "libpq/pqformat.h"
 #include "miscadmin.h"
+#include "port/pg_bitutils.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -598,4 +599,66 @@ minhash_settings(PG_FUNCTION_ARGS)
 	MinHash    *mh = PG_GETARG_MINHASH_P(0);
 
 	PG_RETURN_TEXT_P(cstring_to_text(MinHashSettings(mh)));
+}
+
+/* ---------------------------------------------------------------------
+ * Low bits: a 2-bit-per-position summary for pruning candidate pairs
+ * ---------------------------------------------------------------------
+ *
+ * Positions whose values agree also agree on their low two bits, so the
+ * number of agreeing 2-bit codes is never below the number of agreeing
+ * values: a pair whose codes agree on fewer than m positions cannot reach
+ * similarity m / K.  Unrelated positions agree by chance one time in four,
+ * so the test discards most pairs below the threshold from 32 bytes instead
+ * of the whole sketch (b-bit minwise hashing, Li and Koenig, 2010, used as
+ * a bound rather than as an estimator).
+ */
+
+/* minhash_lowbits(sketch): the low 2 bits of each position, packed */
+PG_FUNCTION_INFO_V1(minhash_lowbits);
+Datum
+minhash_lowbits(PG_FUNCTION_ARGS)
+{
+	MinHash    *mh = PG_GETARG_MINHASH_P(0);
+	int			k = mh->num_perm;
+	int			nwords = (k + 31) / 32;
+	bytea	   *out = palloc0(VARHDRSZ + nwords * sizeof(uint64));
+	uint64	   *words = (uint64 *) VARDATA(out);
+
+	SET_VARSIZE(out, VARHDRSZ + nwords * sizeof(uint64));
+	for (int i = 0; i < k; i++)
+		words[i / 32] |= (uint64) (mh->values[i] & 3) << (2 * (i % 32));
+	PG_RETURN_BYTEA_P(out);
+}
+
+/* minhash_lowbits_agreement(a, b): positions whose 2-bit codes agree */
+PG_FUNCTION_INFO_V1(minhash_lowbits_agreement);
+Datum
+minhash_lowbits_agreement(PG_FUNCTION_ARGS)
+{
+	bytea	   *a = PG_GETARG_BYTEA_PP(0);
+	bytea	   *b = PG_GETARG_BYTEA_PP(1);
+	Size		len = VARSIZE_ANY_EXHDR(a);
+	const uint64 low = UINT64CONST(0x5555555555555555);
+	int			differing = 0;
+	int			codes;
+
+	if (len != VARSIZE_ANY_EXHDR(b) || len % sizeof(uint64) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("low bits of sketches of different sizes cannot be compared")));
+	for (Size i = 0; i < len / sizeof(uint64); i++)
+	{
+		uint64		x,
+					y;
+
+		/* unaligned: short varlena headers */
+		memcpy(&x, VARDATA_ANY(a) + i * sizeof(uint64), sizeof(uint64));
+		memcpy(&y, VARDATA_ANY(b) + i * sizeof(uint64), sizeof(uint64));
+		x ^= y;
+		/* a code differs when either of its bits does */
+		differing += pg_popcount64((x | (x >> 1)) & low);
+	}
+	codes = (int) (len / sizeof(uint64)) * 32;
+	PG_RETURN_INT32(codes - differing);
 }

@@ -45,15 +45,7 @@
 
 #include "ndd.h"
 #include "simhash.h"
-
-/* opclass option keys */
-#define SIMHASH_GIN_KEYS_PAIRS		1
-#define SIMHASH_GIN_KEYS_BLOCKS		2
-
-/* pairs of k / 2 + 2 blocks in two halves, or k + 2 blocks */
-#define SIMHASH_GIN_MAX_BLOCKS		(NDD_SIMHASH_MAX_DISTANCE_MAX + 4)
-#define SIMHASH_GIN_MAX_KEYS \
-	(2 * (NDD_SIMHASH_MAX_DISTANCE_MAX / 2 + 2) * (NDD_SIMHASH_MAX_DISTANCE_MAX / 2 + 1) / 2)
+#include "simhash_keys.h"
 
 /* opclass options: simhash_ops(max_distance = k, keys = pairs | blocks) */
 typedef struct SimHashGinOptions
@@ -64,79 +56,16 @@ typedef struct SimHashGinOptions
 } SimHashGinOptions;
 
 static relopt_enum_elt_def simhash_gin_keys_values[] = {
-	{"pairs", SIMHASH_GIN_KEYS_PAIRS},
-	{"blocks", SIMHASH_GIN_KEYS_BLOCKS},
+	{"pairs", SIMHASH_KEYS_PAIRS},
+	{"blocks", SIMHASH_KEYS_BLOCKS},
 	{(const char *) NULL}
 };
-
-/* Where the blocks lie and which blocks make each key. */
-typedef struct SimHashKeyLayout
-{
-	int			ngroups;		/* 1 (blocks) or 2 halves (pairs) */
-	int			group_blocks;	/* blocks per group */
-	int			key_blocks;		/* blocks per key: 1 or 2 */
-	int			nkeys;
-	int			shift[SIMHASH_GIN_MAX_BLOCKS];
-	int			len[SIMHASH_GIN_MAX_BLOCKS];
-	int			key[SIMHASH_GIN_MAX_KEYS][2];	/* block numbers */
-} SimHashKeyLayout;
-
-static void
-SimHashKeyLayoutInit(SimHashKeyLayout *layout, int max_distance, int keys)
-{
-	int			group_bits;
-	int			b = 0;
-
-	if (keys == SIMHASH_GIN_KEYS_BLOCKS)
-	{
-		layout->ngroups = 1;
-		layout->group_blocks = max_distance + 2;
-		layout->key_blocks = 1;
-	}
-	else
-	{
-		layout->ngroups = 2;
-		layout->group_blocks = max_distance / 2 + 2;
-		layout->key_blocks = 2;
-	}
-	group_bits = NDD_SIMHASH_BITS / layout->ngroups;
-	layout->nkeys = 0;
-
-	/* blocks of nearly equal length, from the most significant bit down */
-	for (int g = 0; g < layout->ngroups; g++)
-	{
-		int			first = b;
-		int			start = NDD_SIMHASH_BITS - g * group_bits;
-
-		for (int j = 0; j < layout->group_blocks; j++, b++)
-		{
-			layout->len[b] = group_bits / layout->group_blocks +
-				(j < group_bits % layout->group_blocks);
-			start -= layout->len[b];
-			layout->shift[b] = start;
-		}
-		for (int i = first; i < b; i++)
-		{
-			if (layout->key_blocks == 1)
-			{
-				layout->key[layout->nkeys][0] = i;
-				layout->key[layout->nkeys++][1] = -1;
-			}
-			else
-				for (int j = i + 1; j < b; j++)
-				{
-					layout->key[layout->nkeys][0] = i;
-					layout->key[layout->nkeys++][1] = j;
-				}
-		}
-	}
-}
 
 static void
 SimHashKeyLayoutFromOptions(FunctionCallInfo fcinfo, SimHashKeyLayout *layout)
 {
 	int			max_distance = NDD_SIMHASH_MAX_DISTANCE_DEFAULT;
-	int			keys = SIMHASH_GIN_KEYS_PAIRS;
+	int			keys = SIMHASH_KEYS_PAIRS;
 
 	if (PG_HAS_OPCLASS_OPTIONS())
 	{
@@ -146,59 +75,6 @@ SimHashKeyLayoutFromOptions(FunctionCallInfo fcinfo, SimHashKeyLayout *layout)
 		keys = options->keys;
 	}
 	SimHashKeyLayoutInit(layout, max_distance, keys);
-}
-
-static inline uint64
-Block(const SimHashKeyLayout *layout, int b, SimHash v)
-{
-	return (v >> layout->shift[b]) & ((UINT64CONST(1) << layout->len[b]) - 1);
-}
-
-/* The keys of a fingerprint: key number in the high bits, then its blocks. */
-static Datum *
-SimHashKeys(const SimHashKeyLayout *layout, SimHash v)
-{
-	Datum	   *keys = palloc(layout->nkeys * sizeof(Datum));
-
-	for (int k = 0; k < layout->nkeys; k++)
-	{
-		int			b1 = layout->key[k][0];
-		int			b2 = layout->key[k][1];
-		uint64		value = Block(layout, b1, v);
-
-		if (b2 >= 0)
-			value = (value << layout->len[b2]) | Block(layout, b2, v);
-		keys[k] = Int64GetDatum(((int64) k << 48) | (int64) value);
-	}
-	return keys;
-}
-
-/* Keys of a group left whole when e of its blocks hold a difference. */
-static int
-CleanKeys(const SimHashKeyLayout *layout, int e)
-{
-	int			clean = layout->group_blocks - e;
-
-	if (clean < layout->key_blocks)
-		return 0;
-	return layout->key_blocks == 1 ? clean : clean * (clean - 1) / 2;
-}
-
-/*
- * Keys a row within t bits of the query shares with it at least: the
- * minimum over the ways t differences can fall, each in its own block.
- */
-static int
-RequiredKeys(const SimHashKeyLayout *layout, int t)
-{
-	int			m = layout->group_blocks;
-	int			required = INT_MAX;
-
-	if (layout->ngroups == 1)
-		return CleanKeys(layout, Min(t, m));
-	for (int e1 = Max(0, t - m); e1 <= Min(t, m); e1++)
-		required = Min(required, CleanKeys(layout, e1) + CleanKeys(layout, t - e1));
-	return required == INT_MAX ? 0 : required;
 }
 
 PG_FUNCTION_INFO_V1(gin_simhash_options);
@@ -217,7 +93,7 @@ gin_simhash_options(PG_FUNCTION_ARGS)
 	add_local_enum_reloption(relopts, "keys",
 							 "what a key is: a pair of blocks of one half, or one block",
 							 simhash_gin_keys_values,
-							 SIMHASH_GIN_KEYS_PAIRS,
+							 SIMHASH_KEYS_PAIRS,
 							 "Valid values are \"pairs\" and \"blocks\".",
 							 offsetof(SimHashGinOptions, keys));
 	PG_RETURN_VOID();
@@ -259,7 +135,7 @@ gin_extract_query_simhash(PG_FUNCTION_ARGS)
 	SimHashKeyLayoutFromOptions(fcinfo, &layout);
 
 	required = palloc(sizeof(int32));
-	*required = RequiredKeys(&layout, ndd_hamming_threshold);
+	*required = SimHashRequiredKeys(&layout, ndd_hamming_threshold);
 	if (*required < 1)
 	{
 		/* no key need survive: every row is a candidate */

@@ -33,6 +33,11 @@
 #   NDD_BENCH_THRESHOLD  the trigger's threshold (default 0.8)
 #   NDD_BENCH_PROFILE    inserts timed with auto_explain per variant, one
 #                        client, after the runs (default 1000; 0: none)
+#   NDD_BENCH_SHUFFLE    on: shuffle the words of every inserted document
+#                        (a fixed order per document), so that none is a
+#                        near-duplicate of anything and every row gets in:
+#                        the trigger's cost without the skips (default off;
+#                        the corpus also has natural near-duplicates)
 #
 # pgbench runs on the same machine: on a small one it takes a share of the
 # CPU the server would have.  The cluster runs with fsync = off.
@@ -49,10 +54,12 @@ runs=${NDD_BENCH_RUNS:-5}
 variants=${NDD_BENCH_VARIANTS:-body sketch index notexists trigger}
 threshold=${NDD_BENCH_THRESHOLD:-0.8}
 profile=${NDD_BENCH_PROFILE:-1000}
+shuffle=${NDD_BENCH_SHUFFLE:-off}
 for v in "$docs" "$inserts" "$runs" $clients; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "NDD_BENCH_* counts must be positive integers" >&2; exit 1; }
 done
 [[ $profile =~ ^[0-9]+$ ]] || { echo "NDD_BENCH_PROFILE must be a count" >&2; exit 1; }
+case $shuffle in on|off) ;; *) echo "NDD_BENCH_SHUFFLE must be on or off" >&2; exit 1;; esac
 [ -n "$clients" ] || { echo "NDD_BENCH_CLIENTS is empty" >&2; exit 1; }
 [ -n "$variants" ] || { echo "NDD_BENCH_VARIANTS is empty" >&2; exit 1; }
 for v in $variants; do
@@ -89,7 +96,7 @@ locked=$(date +%s.%N)
 commit=$(git -C "$NDD_TOP" describe --always --dirty 2>/dev/null || echo unknown)
 
 say "sketching the preload"
-psql -v inserts="$inserts" -f "$here/setup.sql" || exit 1
+psql -v inserts="$inserts" -v shuffle="$shuffle" -f "$here/setup.sql" || exit 1
 
 # The trigger's skips raise NOTICEs: keep them off pgbench's stderr.
 quiet='-c client_min_messages=warning'
@@ -196,7 +203,7 @@ if [ "$profile" -gt 0 ]; then
 fi
 
 say "report"
-psql -v commit="$commit" -v threshold="$threshold" -f "$here/report.sql" || exit 1
+psql -v commit="$commit" -v threshold="$threshold" -v shuffle="$shuffle" -f "$here/report.sql" || exit 1
 [ -s "$NDD_TMP/plans.txt" ] && { echo; echo "auto_explain (ANALYZE, BUFFERS) of the trigger's statements:"; sed 's/^[0-9-]* [0-9:.]* [A-Z]* \[[0-9]*\] //' "$NDD_TMP/plans.txt"; }
 
 now=$(date +%s.%N)

@@ -1,5 +1,6 @@
 -- report.sql: the figures of bench/trigger_insert.sh, from bench_run,
--- bench_wait and bench_prof.  Set by the caller: :commit, :threshold.
+-- bench_wait and bench_prof.  Set by the caller: :commit, :threshold,
+-- :shuffle.
 
 \set ON_ERROR_STOP 1
 SET client_min_messages = warning;
@@ -18,7 +19,11 @@ SELECT string_agg(DISTINCT clients::text, ', ' ORDER BY clients::text) AS client
 SELECT current_setting('server_version') AS server_version \gset
 \echo 'ndd trigger insert benchmark, commit' :commit 'on PostgreSQL' :server_version
 \echo '  docs preloaded:' :preload 'rows of' :preload_avg_bytes 'bytes, GIN minhash_ops WITH (fastupdate = off)'
+\if :shuffle
+\echo '  inserted per run:' :staging 'distinct documents of' :staging_avg_bytes 'bytes, each once, their words shuffled (NDD_BENCH_SHUFFLE)'
+\else
 \echo '  inserted per run:' :staging 'distinct documents of' :staging_avg_bytes 'bytes, each once;' :kin_preload 'have a planted relative preloaded,' :kin_staging 'one among the inserted'
+\endif
 \echo '  trigger: ndd_reject_near_duplicates(''mh'', ''':threshold''', ''skip''); clients' :clients'; runs of each:' :reps
 \echo '  each run: pgbench -n -t (inserts / clients) -c clients -j min(clients, 2) on a rebuilt table'
 

@@ -4,7 +4,9 @@
 -- documents the pgbench clients insert, each exactly once per run.  The
 -- corpus plants families of a base and three edited copies at neighbouring
 -- ids, so most staging rows have relatives both in preload and in staging.
--- Set by the caller: :inserts (staging rows kept).
+-- Set by the caller: :inserts (staging rows kept) and :shuffle (on: the
+-- words of each staging document in an order of its own, so none is a
+-- near-duplicate of anything, at the same length).
 
 \set ON_ERROR_STOP 1
 SET client_min_messages = warning;
@@ -23,6 +25,11 @@ CREATE TABLE staging AS
 SELECT row_number() OVER (ORDER BY md5(id::text))::int AS id, id AS corpus_id, family, doc AS body
 FROM corpus WHERE id % 2 = 0;
 DELETE FROM staging WHERE id > :inserts;
+\if :shuffle
+UPDATE staging s
+SET body = (SELECT string_agg(w, ' ' ORDER BY md5(s.id || ':' || o))
+			FROM regexp_split_to_table(s.body, ' ') WITH ORDINALITY AS t(w, o));
+\endif
 ALTER TABLE staging ADD PRIMARY KEY (id);
 DROP TABLE corpus;
 

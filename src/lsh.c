@@ -115,6 +115,17 @@ LshBandingForThreshold(int num_perm, double threshold, int *bands, int *rows)
 }
 
 /*
+ * The threshold margin standard deviations of the estimate, sqrt(t(1-t)/K),
+ * below threshold: where candidates for exact verification start.
+ */
+double
+LshMarginThreshold(int num_perm, double threshold, double margin)
+{
+	return Max(threshold - margin * sqrt(threshold * (1.0 - threshold) / num_perm),
+			   1.0 / num_perm);
+}
+
+/*
  * lsh_banding(sketch, threshold, margin): the banding exact at threshold
  * minus margin standard deviations of the estimate, for sketches like this
  * one, and the matching bands a pair at least that similar is sure to have.
@@ -142,8 +153,7 @@ lsh_banding(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("margin must be finite and not negative")));
-	/* margin standard deviations of the estimate, sqrt(t(1-t)/K), lower */
-	lower = Max(threshold - margin * sqrt(threshold * (1.0 - threshold) / k), 1.0 / k);
+	lower = LshMarginThreshold(k, threshold, margin);
 	LshBandingForThreshold(k, lower, &bands, &rows);
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");

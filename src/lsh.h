@@ -13,5 +13,9 @@ extern uint64 LshBandHash(const MinHash *mh, int band, int rows);
 extern int	LshMinAgreeing(int num_perm, double threshold);
 extern int	LshRequiredBands(int num_perm, int bands, int rows, double threshold);
 extern void LshBandingForThreshold(int num_perm, double threshold, int *bands, int *rows);
+extern double LshMarginThreshold(int num_perm, double threshold, double margin);
+
+/* standard deviations below the threshold that verified candidates reach */
+#define LSH_VERIFY_MARGIN	3.0
 
 #endif							/* NDD_LSH_H */

@@ -123,14 +123,14 @@ DROP TRIGGER t ON misuse;
 
 -- exact verification: candidates from 3 standard deviations below the
 -- threshold, decided by the exact Jaccard of the texts
-CREATE TABLE vdocs (id int PRIMARY KEY, body text, sketch minhash);
-CREATE INDEX ON vdocs USING gin (sketch minhash_ops (threshold = 0.6)) WITH (fastupdate = off);
-CREATE TRIGGER no_near_duplicates BEFORE INSERT OR UPDATE ON vdocs
+CREATE TABLE trig_vdocs (id int PRIMARY KEY, body text, sketch minhash);
+CREATE INDEX ON trig_vdocs USING gin (sketch minhash_ops (threshold = 0.6)) WITH (fastupdate = off);
+CREATE TRIGGER no_near_duplicates BEFORE INSERT OR UPDATE ON trig_vdocs
     FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('sketch', '0.8', 'skip', 'body');
 CREATE FUNCTION words(n int, changed int) RETURNS text LANGUAGE sql IMMUTABLE AS $$
     SELECT string_agg(CASE WHEN g <= changed THEN 'other' || g ELSE 'word' || g END, ' ')
     FROM generate_series(1, n) g $$;
-INSERT INTO vdocs VALUES (1, words(200, 0), minhash_sketch(words(200, 0)));
+INSERT INTO trig_vdocs VALUES (1, words(200, 0), minhash_sketch(words(200, 0)));
 -- variants of row 1: each is skipped exactly when its exact Jaccard reaches 0.8
 CREATE TABLE variants AS
 SELECT c, words(200, c) AS body, jaccard(words(200, 0), words(200, c)) AS exact,
@@ -144,10 +144,10 @@ DECLARE
     n int;
 BEGIN
     FOR v IN SELECT * FROM variants ORDER BY c LOOP
-        INSERT INTO vdocs VALUES (100 + v.c, v.body, minhash_sketch(v.body));
+        INSERT INTO trig_vdocs VALUES (100 + v.c, v.body, minhash_sketch(v.body));
         GET DIAGNOSTICS n = ROW_COUNT;
         INSERT INTO outcome VALUES (v.c, n = 0);
-        DELETE FROM vdocs WHERE id = 100 + v.c;
+        DELETE FROM trig_vdocs WHERE id = 100 + v.c;
     END LOOP;
 END $$;
 RESET client_min_messages;
@@ -156,49 +156,49 @@ FROM variants v JOIN outcome o USING (c) ORDER BY v.c;
 -- the estimate alone would have decided some of these differently
 SELECT count(*) FILTER (WHERE (exact >= 0.8) <> (estimate >= 0.8)) > 0 AS estimate_disagrees FROM variants;
 -- error action: the detail gives the exact value
-CREATE TABLE vdocs_err (id int PRIMARY KEY, body text, sketch minhash);
-CREATE TRIGGER no_near_duplicates BEFORE INSERT ON vdocs_err
+CREATE TABLE trig_vdocs_err (id int PRIMARY KEY, body text, sketch minhash);
+CREATE TRIGGER no_near_duplicates BEFORE INSERT ON trig_vdocs_err
     FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('sketch', '0.8', 'error', 'body');
-INSERT INTO vdocs_err VALUES (1, words(200, 0), minhash_sketch(words(200, 0)));
-INSERT INTO vdocs_err VALUES (2, words(200, 10), minhash_sketch(words(200, 10)));
+INSERT INTO trig_vdocs_err VALUES (1, words(200, 0), minhash_sketch(words(200, 0)));
+INSERT INTO trig_vdocs_err VALUES (2, words(200, 10), minhash_sketch(words(200, 10)));
 
 -- simhash columns: within the distance, through the Hamming GIN index
-CREATE TABLE sdocs (id int PRIMARY KEY, fp simhash);
-CREATE INDEX sdocs_fp ON sdocs USING gin (fp simhash_ops) WITH (fastupdate = off);
-CREATE TRIGGER no_near_duplicates BEFORE INSERT OR UPDATE ON sdocs
+CREATE TABLE trig_sdocs (id int PRIMARY KEY, fp simhash);
+CREATE INDEX trig_sdocs_fp ON trig_sdocs USING gin (fp simhash_ops) WITH (fastupdate = off);
+CREATE TRIGGER no_near_duplicates BEFORE INSERT OR UPDATE ON trig_sdocs
     FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('fp', '3', 'error');
-INSERT INTO sdocs SELECT g, simhash_from_bigint(hashint8extended(g, 7)) FROM generate_series(1, 2000) g;
-ANALYZE sdocs;
-INSERT INTO sdocs VALUES (0, 'ffff0000ffff0000');
+INSERT INTO trig_sdocs SELECT g, simhash_from_bigint(hashint8extended(g, 7)) FROM generate_series(1, 2000) g;
+ANALYZE trig_sdocs;
+INSERT INTO trig_sdocs VALUES (0, 'ffff0000ffff0000');
 -- 2 bits away: rejected, whatever ndd.hamming_threshold says
 SET ndd.hamming_threshold = 0;
-INSERT INTO sdocs VALUES (-1, 'ffff0000ffff0003');
+INSERT INTO trig_sdocs VALUES (-1, 'ffff0000ffff0003');
 RESET ndd.hamming_threshold;
 SHOW ndd.hamming_threshold;
 -- 3 bits away: rejected; 4: accepted
-SELECT pg_temp.sqlstate_of($$INSERT INTO sdocs VALUES (-2, 'ffff0000ffff0007')$$);
-INSERT INTO sdocs VALUES (-3, 'ffff0000ffff000f');
+SELECT pg_temp.sqlstate_of($$INSERT INTO trig_sdocs VALUES (-2, 'ffff0000ffff0007')$$);
+INSERT INTO trig_sdocs VALUES (-3, 'ffff0000ffff000f');
 -- an update into the neighbourhood of another row is caught; its own old
 -- value does not count
-UPDATE sdocs SET fp = 'ffff0000ffff000e' WHERE id = -3;
-UPDATE sdocs SET fp = 'ffff0000ffff0001' WHERE id = -3;
+UPDATE trig_sdocs SET fp = 'ffff0000ffff000e' WHERE id = -3;
+UPDATE trig_sdocs SET fp = 'ffff0000ffff0001' WHERE id = -3;
 SELECT pg_stat_force_next_flush();
-SELECT idx_scan > 0 AS index_used FROM pg_stat_user_indexes WHERE indexrelname = 'sdocs_fp';
+SELECT idx_scan > 0 AS index_used FROM pg_stat_user_indexes WHERE indexrelname = 'trig_sdocs_fp';
 -- the distance from ndd.hamming_threshold when not given; skip
-CREATE TABLE sdocs_skip (id int, fp simhash);
-CREATE TRIGGER no_near_duplicates BEFORE INSERT ON sdocs_skip
+CREATE TABLE trig_sdocs_skip (id int, fp simhash);
+CREATE TRIGGER no_near_duplicates BEFORE INSERT ON trig_sdocs_skip
     FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('fp');
 SET ndd.hamming_threshold = 1;
-INSERT INTO sdocs_skip VALUES (1, '00000000000000ff');
-INSERT INTO sdocs_skip VALUES (2, '00000000000000fe');
-INSERT INTO sdocs_skip VALUES (3, '00000000000000fc');
+INSERT INTO trig_sdocs_skip VALUES (1, '00000000000000ff');
+INSERT INTO trig_sdocs_skip VALUES (2, '00000000000000fe');
+INSERT INTO trig_sdocs_skip VALUES (3, '00000000000000fc');
 RESET ndd.hamming_threshold;
-CREATE TRIGGER skip_near_duplicates BEFORE INSERT ON sdocs
+CREATE TRIGGER skip_near_duplicates BEFORE INSERT ON trig_sdocs
     FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('fp', '3', 'skip');
-DROP TRIGGER no_near_duplicates ON sdocs;
-INSERT INTO sdocs VALUES (-4, 'ffff0000ffff0003'), (-5, '0f0f0f0f0f0f0f0f');
-SELECT id FROM sdocs_skip ORDER BY id;
-SELECT id, fp FROM sdocs WHERE id < 1 ORDER BY id;
+DROP TRIGGER no_near_duplicates ON trig_sdocs;
+INSERT INTO trig_sdocs VALUES (-4, 'ffff0000ffff0003'), (-5, '0f0f0f0f0f0f0f0f');
+SELECT id FROM trig_sdocs_skip ORDER BY id;
+SELECT id, fp FROM trig_sdocs WHERE id < 1 ORDER BY id;
 -- bad distances
 CREATE TABLE smisuse (id int, fp simhash);
 CREATE TRIGGER t BEFORE INSERT ON smisuse FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('fp', '7');

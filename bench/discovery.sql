@@ -242,14 +242,14 @@ SET jit TO DEFAULT;
 \set nruns :runs
 \set store true
 \set label 'a: near_duplicate_pairs(0.8)'
-SELECT format('SELECT * FROM near_duplicate_pairs(%L, %L, %L, %s)', 'docs', 'mh', 'id', :th) AS sql \gset
+SELECT format('SELECT id_a, id_b, similarity FROM near_duplicate_pairs(%L, %L, %L, %s)', 'docs', 'mh', 'id', :th) AS sql \gset
 :run_timed
 
 -- verify_column's recipe by hand: the pairs estimated at or above the
 -- lowered threshold, kept when jaccard() of the texts reaches 0.8
 \warn '== part a: near_duplicate_pairs at the lowered threshold, then jaccard()'
 \set label 'c: near_duplicate_pairs(lower) + jaccard() >= 0.8'
-SELECT format('WITH p AS MATERIALIZED (SELECT * FROM near_duplicate_pairs(%L, %L, %L, %s)), '
+SELECT format('WITH p AS MATERIALIZED (SELECT id_a, id_b, similarity FROM near_duplicate_pairs(%L, %L, %L, %s)), '
 			  'j AS MATERIALIZED (SELECT p.id_a, p.id_b, jaccard(x.body, y.body) AS j FROM p '
 			  'JOIN docs x ON x.id = p.id_a JOIN docs y ON y.id = p.id_b) '
 			  'SELECT * FROM j WHERE j >= %s', 'docs', 'mh', 'id', :vlow, :th) AS sql \gset
@@ -257,7 +257,7 @@ SELECT format('WITH p AS MATERIALIZED (SELECT * FROM near_duplicate_pairs(%L, %L
 
 \warn '== part a: near_duplicate_pairs, verify_column => body'
 \set label 'b: near_duplicate_pairs(0.8, verify_column => body)'
-SELECT format('SELECT * FROM near_duplicate_pairs(%L, %L, %L, %s, verify_column => %L)',
+SELECT format('SELECT id_a, id_b, similarity FROM near_duplicate_pairs(%L, %L, %L, %s, verify_column => %L)',
 			  'docs', 'mh', 'id', :th, 'body') AS sql \gset
 SELECT CASE WHEN :verify_timeout > 0 THEN :verify_timeout || 's' ELSE '0' END AS tmo \gset
 SET statement_timeout = :'tmo';

@@ -1018,23 +1018,29 @@ BEGIN
 
     -- 4. the candidates that qualify
     q := pg_catalog.format($q$
-        SELECT c.a, c.b, %4$s
+        SELECT c.a, c.b, v.similarity, v.distance
         FROM pg_temp.ndd_pair_candidates c
         JOIN %1$s ta ON ta.%2$I::bigint = c.a
         JOIN %1$s tb ON tb.%2$I::bigint = c.b,
-        LATERAL (SELECT ta.%3$I AS sa, tb.%3$I AS sb) s
-        WHERE %5$s$q$,
+        -- after the pair is joined, never as a filter of a ta x tb join
+        LATERAL (SELECT %4$s, %5$s FROM (SELECT ta.%3$I AS sa, tb.%3$I AS sb) s
+                 OFFSET 0) v(similarity, distance, qualifies)
+        WHERE v.qualifies$q$,
         tbl, id_column, sketch_column, score, keep);
     IF verify_column IS NOT NULL THEN
         -- exact Jaccard of the texts, shingled as the sketches were (the
         -- text form of a minhash names its unit and shingle size; simhash
         -- candidates use jaccard()'s defaults)
         q := pg_catalog.format($q$
-            SELECT p.a, p.b, %4$I.jaccard(ta.%2$I, tb.%2$I, $2, $3), p.d
-            FROM (%1$s) p(a, b, s, d)
+            WITH p(a, b, s, d) AS MATERIALIZED (%1$s)
+            SELECT p.a, p.b, v.j, p.d
+            FROM p
             JOIN %3$s ta ON ta.%5$I::bigint = p.a
-            JOIN %3$s tb ON tb.%5$I::bigint = p.b
-            WHERE %4$I.jaccard(ta.%2$I, tb.%2$I, $2, $3) >= $1$q$,
+            JOIN %3$s tb ON tb.%5$I::bigint = p.b,
+            -- once per pair, and only after the pair is joined (OFFSET 0
+            -- keeps the planner from copying the call into the filter)
+            LATERAL (SELECT %4$I.jaccard(ta.%2$I, tb.%2$I, $2, $3) AS j OFFSET 0) v
+            WHERE v.j >= $1$q$,
             q, verify_column, tbl, ndd, id_column);
     END IF;
     RETURN QUERY EXECUTE q USING t,

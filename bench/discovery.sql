@@ -34,8 +34,9 @@ $$;
 
 -- One timed call, its own top-level statement (so statement_timeout
 -- applies to it alone).  p_store: insert the pairs p_sql returns into
--- found; otherwise p_sql returns two bigints.  A label that timed out once
--- is not run again.
+-- found; otherwise p_sql returns two bigints.  A call that fails (a
+-- timeout, a cancel from outside, a full disk) is recorded with its error,
+-- and its label is not run again.
 CREATE PROCEDURE pg_temp.timed(p_label text, p_run int, p_sql text, p_store bool)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -44,6 +45,8 @@ DECLARE
 	n2 bigint;
 	tb bigint;
 	tf bigint;
+	state text;
+	msg text;
 BEGIN
 	IF EXISTS (SELECT FROM bench_run WHERE label = p_label AND status <> 'ok') THEN
 		INSERT INTO bench_run (label, run, status) VALUES (p_label, p_run, 'skipped');
@@ -61,9 +64,12 @@ BEGIN
 		END IF;
 		INSERT INTO bench_run (label, run, s, n1, n2, temp_bytes, temp_files, status)
 		VALUES (p_label, p_run, extract(epoch FROM clock_timestamp() - t0), n1, n2, tb, tf, 'ok');
-	EXCEPTION WHEN query_canceled THEN
+	EXCEPTION WHEN query_canceled OR others THEN
+		GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, msg = MESSAGE_TEXT;
 		INSERT INTO bench_run (label, run, s, temp_bytes, temp_files, status)
-		VALUES (p_label, p_run, extract(epoch FROM clock_timestamp() - t0), tb, tf, 'timeout');
+		VALUES (p_label, p_run, extract(epoch FROM clock_timestamp() - t0), tb, tf,
+				CASE WHEN msg LIKE '%statement timeout%' THEN 'timeout'
+					 ELSE 'error ' || state || ': ' || msg END);
 	END;
 END
 $$;
@@ -88,10 +94,11 @@ $$;
 CREATE VIEW bench_runsum AS
 SELECT label, min(ord) AS first,
 	   count(*) FILTER (WHERE status = 'ok') AS ok,
-	   count(*) FILTER (WHERE status = 'timeout') AS timeouts,
+	   count(*) FILTER (WHERE status NOT IN ('ok', 'skipped')) AS failed,
 	   percentile_cont(0.5) WITHIN GROUP (ORDER BY s) FILTER (WHERE status = 'ok') AS med,
 	   min(s) FILTER (WHERE status = 'ok') AS min, max(s) FILTER (WHERE status = 'ok') AS max,
-	   max(s) FILTER (WHERE status = 'timeout') AS timeout_s,
+	   max(s) FILTER (WHERE status NOT IN ('ok', 'skipped')) AS failed_s,
+	   max(status) FILTER (WHERE status NOT IN ('ok', 'skipped')) AS failure,
 	   min(n1) AS n1, max(n1) AS n1_max, min(n2) AS n2, max(n2) AS n2_max,
 	   percentile_cont(0.5) WITHIN GROUP (ORDER BY temp_bytes) FILTER (WHERE status = 'ok') AS temp_bytes,
 	   percentile_cont(0.5) WITHIN GROUP (ORDER BY temp_files) FILTER (WHERE status = 'ok') AS temp_files
@@ -271,7 +278,7 @@ FROM truth t JOIN docs x ON x.id = t.a JOIN docs y ON y.id = t.b;
 
 -- per method: the first run scored, and whether the other runs agree
 CREATE TABLE bench_pr AS
-SELECT s.label, s.ok, s.timeouts, s.med, s.min, s.max, s.timeout_s,
+SELECT s.label, s.ok, s.failed, s.med, s.min, s.max, s.failed_s, s.failure,
 	   (SELECT count(*) FROM found f WHERE f.label = s.label AND f.run = 1) AS found,
 	   (SELECT count(*) FROM found f JOIN truth t USING (a, b) WHERE f.label = s.label AND f.run = 1) AS tp,
 	   (SELECT count(*) FROM truth) AS truth,
@@ -301,14 +308,14 @@ SELECT format('check: %s docs (%s from %s whole families, %s at random), %s pair
 \echo :l
 \echo
 \echo 'Recall and precision (pairs id_a < id_b; the first run scored; seconds: median of the runs)'
-SELECT label AS method, ok AS runs, timeouts, round(med::numeric, 1) AS "median s",
+SELECT label AS method, ok AS runs, failed, round(med::numeric, 1) AS "median s",
 	   round(min::numeric, 1) AS "min s", round(max::numeric, 1) AS "max s",
 	   CASE WHEN ok = 0 THEN NULL ELSE truth END AS truth,
 	   CASE WHEN ok = 0 THEN NULL ELSE found END AS found,
 	   CASE WHEN ok = 0 THEN NULL ELSE tp END AS "true pos",
 	   CASE WHEN ok > 0 THEN round(tp::numeric / nullif(truth, 0), 4) END AS recall,
 	   CASE WHEN ok > 0 THEN round(tp::numeric / nullif(found, 0), 4) END AS precision,
-	   CASE WHEN ok = 0 THEN 'timed out after ' || round(timeout_s::numeric) || ' s'
+	   CASE WHEN ok = 0 THEN failure || ' after ' || round(failed_s::numeric) || ' s'
 			WHEN ok = 1 THEN 'one run' WHEN same THEN 'yes' ELSE 'NO' END AS "runs agree"
 FROM bench_pr ORDER BY label;
 SELECT format('same-run ratios (medians): verify_column / estimate only %s x; by hand / estimate only %s x',
@@ -412,14 +419,14 @@ SELECT format('big: %s, %s rows (%s bases, 8 edited copies of some), avg %s byte
 SELECT part, step, round(s::numeric, 1) AS seconds FROM bench_step WHERE part IN ('-', 'b') ORDER BY ord;
 \echo 'Discovery (count(*) over the function; pairs: rows, distinct id_a; clusters: rows in clusters, clusters);'
 \echo 'seconds: median of the runs; temp: pg_stat_database temp files written per run (median)'
-SELECT label AS call, ok AS runs, timeouts,
+SELECT label AS call, ok AS runs, failed,
 	   round(med::numeric, 1) AS "median s", round(min::numeric, 1) AS "min s", round(max::numeric, 1) AS "max s",
 	   CASE WHEN label LIKE '%pairs' THEN n1 END AS pairs,
 	   CASE WHEN label LIKE '%clusters' THEN n1 END AS "rows in clusters",
 	   CASE WHEN label LIKE '%clusters' THEN n2 END AS clusters,
 	   CASE WHEN n1 <> n1_max OR n2 <> n2_max THEN 'runs differ' ELSE '' END AS " ",
 	   pg_size_pretty(temp_bytes::bigint) AS "temp bytes", temp_files::bigint AS "temp files",
-	   CASE WHEN ok = 0 THEN 'timed out after ' || round(timeout_s::numeric) || ' s' ELSE '' END AS note
+	   CASE WHEN failed > 0 THEN failure || ' after ' || round(failed_s::numeric) || ' s' ELSE '' END AS note
 FROM bench_runsum WHERE label LIKE 'docs:%' OR label LIKE 'big:%' ORDER BY first;
 SELECT format('same-run ratios (medians): big / docs: pairs %s x the time for %s x the rows; clusters / pairs: docs %s x, big %s x',
 			  round((SELECT med FROM bench_runsum WHERE label = 'big: pairs')::numeric /

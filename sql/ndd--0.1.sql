@@ -975,7 +975,7 @@ BEGIN
         INTO collisions;
     IF progress THEN
         RAISE NOTICE 'ndd: 1/4 keys counted'
-            USING DETAIL = pg_catalog.format('%s s so far', pg_catalog.round(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - started)::numeric, 1));
+            USING DETAIL = pg_catalog.format('%s so far', pg_catalog.clock_timestamp() - started);
     END IF;
 
     -- 2. the keys that may collide, with their rows
@@ -998,7 +998,7 @@ BEGIN
     ANALYZE pg_temp.ndd_pair_keys;
     IF progress THEN
         RAISE NOTICE 'ndd: 2/4 % keys may be shared', n
-            USING DETAIL = pg_catalog.format('%s s so far', pg_catalog.round(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - started)::numeric, 1));
+            USING DETAIL = pg_catalog.format('%s so far', pg_catalog.clock_timestamp() - started);
     END IF;
 
     -- 3. rows that share a kept key, and whose summaries pass
@@ -1013,7 +1013,7 @@ BEGIN
     ANALYZE pg_temp.ndd_pair_candidates;
     IF progress THEN
         RAISE NOTICE 'ndd: 3/4 % candidate pairs', n
-            USING DETAIL = pg_catalog.format('%s s so far', pg_catalog.round(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - started)::numeric, 1));
+            USING DETAIL = pg_catalog.format('%s so far', pg_catalog.clock_timestamp() - started);
     END IF;
 
     -- 4. the candidates that qualify
@@ -1050,7 +1050,7 @@ BEGIN
     DROP TABLE pg_temp.ndd_pair_candidates;
     IF progress THEN
         RAISE NOTICE 'ndd: 4/4 % pairs', n
-            USING DETAIL = pg_catalog.format('%s s so far', pg_catalog.round(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - started)::numeric, 1));
+            USING DETAIL = pg_catalog.format('%s so far', pg_catalog.clock_timestamp() - started);
     END IF;
 END
 $$;
@@ -1111,7 +1111,7 @@ BEGIN
     END LOOP;
     IF progress THEN
         RAISE NOTICE 'ndd: components settled after % rounds', rounds
-            USING DETAIL = pg_catalog.format('%s s so far', pg_catalog.round(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - started)::numeric, 1));
+            USING DETAIL = pg_catalog.format('%s so far', pg_catalog.clock_timestamp() - started);
     END IF;
     IF representative_order IS NULL THEN
         RETURN QUERY SELECT l.id, l.label FROM pg_temp.ndd_cluster_labels l;

@@ -18,7 +18,7 @@ OBJS = \
 DATA = $(wildcard sql/ndd--*.sql)
 PGFILEDESC = "ndd - near-duplicate detection"
 
-REGRESS = shingle minhash minhash_accuracy agg minhash_gin trigger pairs simhash simhash_gin simhash_gist
+REGRESS = shingle minhash minhash_accuracy agg minhash_gin trigger guard pairs names simhash simhash_gin simhash_gist
 REGRESS_OPTS = --load-extension=ndd
 ISOLATION = near_duplicate_race
 ISOLATION_OPTS = --load-extension=ndd

@@ -44,6 +44,7 @@
 
 #include "lsh.h"
 #include "minhash.h"
+#include "minhash_gin.h"
 #include "ndd.h"
 
 typedef struct MinHashGinOptions
@@ -147,6 +148,23 @@ gin_minhash_options(PG_FUNCTION_ARGS)
 							offsetof(MinHashGinOptions, key_bits));
 	register_reloptions_validator(relopts, GinOptionsValidate);
 	PG_RETURN_VOID();
+}
+
+/*
+ * Does column attno of this minhash_ops index return every row whose
+ * similarity reaches threshold?  *bands and *rows are set to its banding.
+ * For callers that must not rely on LSH recall (the insert guard).
+ */
+bool
+MinHashGinIsExact(Relation index, int attno, double threshold, int *bands, int *rows)
+{
+	bytea	  **options = RelationGetIndexAttOptions(index, false);
+	MinHashGinOptions *opts = (MinHashGinOptions *) options[attno - 1];
+
+	if (opts == NULL)
+		elog(ERROR, "index \"%s\" has no minhash_ops options", RelationGetRelationName(index));
+	GinBanding(opts, bands, rows);
+	return LshRequiredBands(opts->num_perm, *bands, *rows, threshold) >= 1;
 }
 
 static MinHashGinOptions *

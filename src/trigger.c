@@ -27,6 +27,32 @@
  * to our snapshot wrote raises a serialization failure (40001), just as
  * INSERT ... ON CONFLICT does.  Tokens are claimed in sorted order, so two
  * single-row inserters cannot deadlock on them.
+ *
+ * Who may touch the tokens
+ * ------------------------
+ * The token table is granted to nobody: only its owner (the extension's
+ * owner) can read, lock or fill it.  The trigger claims tokens as that owner,
+ * with one fixed statement, keyed by the OID of the table the trigger guards.
+ * So a role can claim a table's tokens only by writing that table, the
+ * standard of a unique index: one writer can make another wait, a stranger
+ * cannot, and no role learns which tables are guarded.  Likewise the check
+ * runs as the owner of the guarded table, as foreign-key checks do, so it
+ * sees every row whatever the inserting role may read; the DETAIL names the
+ * existing row only to a role that may read the table.
+ *
+ * Which rows are checked
+ * ----------------------
+ * A trigger created on a partitioned table is cloned to every partition;
+ * each clone checks, and keys its tokens by, the table the trigger was
+ * created on, so a near-duplicate in another partition is found.  The
+ * statements are prepared once per trigger and backend and name tables and
+ * columns by name, so they are rebuilt whenever the relcache entry of any
+ * table they cover (or of any index on them) or any schema name changes.
+ * A minhash_ops index whose banding cannot serve the trigger's threshold
+ * exactly would answer with LSH recall and let near-duplicates in: the
+ * trigger refuses to run with one.  Every statement runs with search_path
+ * pinned to pg_catalog, pg_temp and names every function and operator by
+ * schema, so no object of another role is ever called.
  */
 #include "postgres.h"
 
@@ -34,23 +60,38 @@
 
 #include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/value.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
+#include "utils/rls.h"
 #include "utils/syscache.h"
 
 #include "hash.h"
 #include "lsh.h"
 #include "minhash.h"
+#include "minhash_gin.h"
 #include "ndd.h"
 #include "simhash.h"
 #include "simhash_keys.h"
@@ -58,16 +99,27 @@
 /* Token slots per table. */
 #define NDD_LOCK_TOKENS		65536
 
-/* Prepared statements of one trigger, kept for the life of the backend. */
-typedef struct TriggerPlans
+#define GUARD_FUNCTION_NAME "ndd_reject_near_duplicates"
+#define LOCK_TABLE_NAME		"ndd_near_duplicate_locks"
+
+/* Prepared statements of one trigger in this backend, and what they cover. */
+typedef struct GuardPlans
 {
 	Oid			tgoid;			/* hash key */
+	bool		valid;			/* false once anything they name changed */
+	Oid			target;			/* the table checked: where the trigger was
+								 * created */
+	Oid			lock_table;		/* ndd_near_duplicate_locks */
+	double		exact_at;		/* minhash: the threshold indexes were
+								 * checked for */
+	Oid		   *covers;			/* tables whose change invalidates the plans */
+	int			ncovers;
 	SPIPlanPtr	claim;
 	SPIPlanPtr	check_insert;
 	SPIPlanPtr	check_update;
-} TriggerPlans;
+} GuardPlans;
 
-static HTAB *trigger_plans = NULL;
+static HTAB *guard_plans = NULL;
 
 typedef enum NearDuplicateAction
 {
@@ -79,7 +131,7 @@ typedef enum NearDuplicateAction
 typedef struct NearDuplicateRule
 {
 	bool		simhash;		/* else minhash */
-	int			sketch_attnum;
+	int			sketch_attnum;	/* in the relation the trigger fired on */
 	double		threshold;		/* minhash: similarity, or exact Jaccard */
 	int			max_distance;	/* simhash: bits */
 	NearDuplicateAction action;
@@ -87,9 +139,36 @@ typedef struct NearDuplicateRule
 } NearDuplicateRule;
 
 /* The check statements' parameters, the same for every kind of rule. */
-#define CHECK_NARGS 7
+#define CHECK_NARGS 8
 /* $1 sketch, $2 candidate threshold, $3 old row's ctid, $4 new text,
- * $5 shingle size, $6 unit, $7 exact threshold */
+ * $5 shingle size, $6 unit, $7 exact threshold, $8 old row's table */
+
+/* Forget the plans that cover relid (every plan for InvalidOid). */
+static void
+GuardRelcacheCallback(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS status;
+	GuardPlans *plans;
+
+	if (guard_plans == NULL)
+		return;
+	hash_seq_init(&status, guard_plans);
+	while ((plans = hash_seq_search(&status)) != NULL)
+	{
+		if (!OidIsValid(relid))
+			plans->valid = false;
+		for (int i = 0; i < plans->ncovers && plans->valid; i++)
+			if (plans->covers[i] == relid)
+				plans->valid = false;
+	}
+}
+
+/* A schema was renamed or dropped: the plans may name it. */
+static void
+GuardSyscacheCallback(Datum arg, int cacheid, uint32 hashvalue)
+{
+	GuardRelcacheCallback(arg, InvalidOid);
+}
 
 static int
 CompareInt32(const void *a, const void *b)
@@ -149,8 +228,41 @@ SimHashLockTokens(SimHash v, int max_distance)
 }
 
 /*
- * SQL text that shows the key of the row being read: "(id)=(42)" from the
- * primary key, as unique violations do, or its ctid when there is none.
+ * The table a trigger was created on: itself, or for a clone on a
+ * partition, the partitioned table its parent trigger (recursively) is on.
+ */
+static Oid
+TriggerTarget(Trigger *trigger)
+{
+	Oid			tgoid = trigger->tgoid;
+	Oid			relid = InvalidOid;
+	Relation	tgrel = table_open(TriggerRelationId, AccessShareLock);
+
+	while (OidIsValid(tgoid))
+	{
+		ScanKeyData key;
+		SysScanDesc scan;
+		HeapTuple	tuple;
+		Form_pg_trigger tg;
+
+		ScanKeyInit(&key, Anum_pg_trigger_oid, BTEqualStrategyNumber, F_OIDEQ,
+					ObjectIdGetDatum(tgoid));
+		scan = systable_beginscan(tgrel, TriggerOidIndexId, true, NULL, 1, &key);
+		tuple = systable_getnext(scan);
+		if (!HeapTupleIsValid(tuple))
+			elog(ERROR, "could not find trigger %u", tgoid);
+		tg = (Form_pg_trigger) GETSTRUCT(tuple);
+		relid = tg->tgrelid;
+		tgoid = tg->tgparentid;
+		systable_endscan(scan);
+	}
+	table_close(tgrel, AccessShareLock);
+	return relid;
+}
+
+/*
+ * SQL text that shows the key of row t: "(id)=(42)" from the primary key,
+ * as unique violations do, or its ctid (and partition) when there is none.
  */
 static char *
 KeyExpression(Relation rel)
@@ -161,7 +273,9 @@ KeyExpression(Relation rel)
 	Relation	index;
 
 	if (!OidIsValid(pk))
-		return pstrdup("pg_catalog.concat('ctid ', ctid)");
+		return pstrdup(rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE ?
+					   "pg_catalog.concat(t.tableoid::pg_catalog.regclass, ' ctid ', t.ctid)" :
+					   "pg_catalog.concat('ctid ', t.ctid)");
 
 	initStringInfo(&names);
 	initStringInfo(&values);
@@ -172,103 +286,275 @@ KeyExpression(Relation rel)
 		const char *name = quote_identifier(NameStr(TupleDescAttr(RelationGetDescr(rel), att - 1)->attname));
 
 		appendStringInfo(&names, "%s%s", i ? ", " : "", name);
-		appendStringInfo(&values, ", %s", name);
+		appendStringInfo(&values, ", t.%s", name);
 	}
 	index_close(index, AccessShareLock);
-	return psprintf("pg_catalog.concat(%s, pg_catalog.concat_ws(', '%s), ')')",
+	return psprintf("pg_catalog.concat(%s::pg_catalog.text, pg_catalog.concat_ws(', '::pg_catalog.text%s), ')'::pg_catalog.text)",
 					quote_literal_cstr(psprintf("(%s)=(", names.data)), values.data);
 }
 
-static SPIPlanPtr
-PrepareKept(const char *sql, int nargs, Oid *argtypes)
+/*
+ * While ndd runs its statements: the role they run as (a table's owner, as
+ * foreign-key checks do), search_path pinned to pg_catalog, pg_temp, and for
+ * a simhash check the % operator's distance set to the rule's.  Statements
+ * are prepared in the same state they run in, so their plans stay valid.  An
+ * error restores the caller's state through (sub)transaction abort.
+ */
+typedef struct GuardState
 {
-	SPIPlanPtr	plan = SPI_prepare(sql, nargs, argtypes);
+	Oid			save_userid;
+	int			save_sec_context;
+	int			save_nestlevel;
+} GuardState;
 
+static void
+GuardEnter(GuardState *state, Oid role, const char *hamming_threshold)
+{
+	state->save_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	if (hamming_threshold)
+		(void) set_config_option("ndd.hamming_threshold", hamming_threshold,
+								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	GetUserIdAndSecContext(&state->save_userid, &state->save_sec_context);
+	SetUserIdAndSecContext(role, state->save_sec_context | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION | SECURITY_NOFORCE_RLS);
+}
+
+static void
+GuardLeave(GuardState *state)
+{
+	SetUserIdAndSecContext(state->save_userid, state->save_sec_context);
+	AtEOXact_GUC(true, state->save_nestlevel);
+}
+
+/* The owner of a relation. */
+static Oid
+RelationOwner(Oid relid)
+{
+	HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	owner = ((Form_pg_class) GETSTRUCT(tuple))->relowner;
+	ReleaseSysCache(tuple);
+	return owner;
+}
+
+/* Prepare a statement as role, in the state it will run in; keep it. */
+static SPIPlanPtr
+PrepareAs(Oid role, const char *sql, int nargs, Oid *argtypes)
+{
+	GuardState	state;
+	SPIPlanPtr	plan;
+
+	GuardEnter(&state, role, NULL);
+	plan = SPI_prepare(sql, nargs, argtypes);
+	GuardLeave(&state);
 	if (plan == NULL)
 		elog(ERROR, "could not prepare \"%s\": %s", sql, SPI_result_code_string(SPI_result));
 	SPI_keepplan(plan);
 	return plan;
 }
 
+/* Run a prepared statement as role. */
+static int
+RunAs(Oid role, SPIPlanPtr plan, Datum *args, const char *nulls, long count,
+	  const char *hamming_threshold)
+{
+	GuardState	state;
+	int			ret;
+
+	GuardEnter(&state, role, hamming_threshold);
+	ret = SPI_execute_plan(plan, args, nulls, false, count);
+	GuardLeave(&state);
+	return ret;
+}
+
 /*
- * The statements of a trigger, prepared on its first use in this backend.
- * Everything they name is schema-qualified: nothing depends on search_path.
+ * Refuse a minhash_ops index on the sketch column, in any table the check
+ * reads, that would answer the check's threshold with LSH recall only.
+ */
+static void
+CheckIndexesExact(Trigger *trigger, const char *schema_name, Oid *tables, int ntables,
+				  double threshold)
+{
+	Oid			family = get_opfamily_oid(GIN_AM_OID,
+										  list_make2(makeString(pstrdup(schema_name)),
+													 makeString("minhash_ops")),
+										  true);
+
+	for (int i = 0; i < ntables; i++)
+	{
+		Relation	rel = table_open(tables[i], AccessShareLock);
+		AttrNumber	attnum = get_attnum(tables[i], trigger->tgargs[0]);
+		List	   *indexes = RelationGetIndexList(rel);
+		ListCell   *lc;
+
+		foreach(lc, indexes)
+		{
+			Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
+
+			for (int col = 0; col < index->rd_index->indnatts; col++)
+			{
+				int			bands,
+							rows;
+
+				if (index->rd_rel->relam != GIN_AM_OID ||
+					index->rd_opfamily[col] != family ||
+					index->rd_index->indkey.values[col] != attnum ||
+					MinHashGinIsExact(index, col + 1, threshold, &bands, &rows))
+					continue;
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("index \"%s\" cannot serve the threshold of trigger \"%s\" exactly",
+								RelationGetRelationName(index), trigger->tgname),
+						 errdetail("With %d bands of %d rows the index finds pairs at similarity %g only by chance, so the trigger could let near-duplicates in.",
+								   bands, rows, threshold),
+						 errhint("Recreate the index as minhash_ops(threshold = %g) or lower, or give the trigger a higher threshold.",
+								 floor(threshold * 1000.0) / 1000.0)));
+			}
+			index_close(index, AccessShareLock);
+		}
+		list_free(indexes);
+		table_close(rel, AccessShareLock);
+	}
+}
+
+/*
+ * The statements of a trigger, prepared on its first use in this backend
+ * and again whenever a table they name changes.  Everything they name is
+ * schema-qualified, and every column is qualified by its table's alias.
  * The check returns the key of the nearest qualifying row and its score.
  */
-static TriggerPlans *
-PlansFor(Trigger *trigger, Relation rel, const char *schema, Oid sketch_type,
-		 const NearDuplicateRule *rule)
+static GuardPlans *
+PlansFor(Trigger *trigger, Relation rel, Oid nsp, Oid sketch_type,
+		 const NearDuplicateRule *rule, double candidate_threshold)
 {
-	TriggerPlans *plans;
+	GuardPlans *plans;
 	bool		found;
 	StringInfoData sql;
 	Oid			claim_types[2] = {OIDOID, INT4ARRAYOID};
 	Oid			check_types[CHECK_NARGS] = {sketch_type, rule->simhash ? INT4OID : FLOAT8OID,
-	TIDOID, TEXTOID, INT4OID, TEXTOID, FLOAT8OID};
+		TIDOID, TEXTOID, INT4OID, TEXTOID, FLOAT8OID, OIDOID};
+	const char *schema_name = get_namespace_name(nsp);
+	const char *schema = quote_identifier(schema_name);
 	const char *column = quote_identifier(trigger->tgargs[0]);
-	const char *table = psprintf("%s.%s",
-								 quote_identifier(get_namespace_name(RelationGetNamespace(rel))),
-								 quote_identifier(RelationGetRelationName(rel)));
+	Oid			target;
+	Relation	target_rel;
+	const char *table;
 	const char *score;
 	const char *order;
 	char	   *match;
-	SPIPlanPtr	claim;
+	char	   *key;
+	List	   *members;
+	MemoryContext old;
 
-	if (trigger_plans == NULL)
+	if (guard_plans == NULL)
 	{
 		HASHCTL		ctl;
 
 		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(TriggerPlans);
-		trigger_plans = hash_create("ndd trigger plans", 16, &ctl, HASH_ELEM | HASH_BLOBS);
+		ctl.entrysize = sizeof(GuardPlans);
+		guard_plans = hash_create("ndd guard plans", 16, &ctl, HASH_ELEM | HASH_BLOBS);
+		CacheRegisterRelcacheCallback(GuardRelcacheCallback, (Datum) 0);
+		CacheRegisterSyscacheCallback(NAMESPACEOID, GuardSyscacheCallback, (Datum) 0);
 	}
-	plans = hash_search(trigger_plans, &trigger->tgoid, HASH_ENTER, &found);
-	if (found && plans->claim != NULL)
+	plans = hash_search(guard_plans, &trigger->tgoid, HASH_ENTER, &found);
+	if (found && plans->valid && (rule->simhash || plans->exact_at == candidate_threshold))
 		return plans;
-	plans->claim = NULL;
-	plans->check_insert = NULL;
-	plans->check_update = NULL;
+	if (found)
+	{
+		if (plans->claim)
+			SPI_freeplan(plans->claim);
+		if (plans->check_insert)
+			SPI_freeplan(plans->check_insert);
+		if (plans->check_update)
+			SPI_freeplan(plans->check_update);
+		if (plans->covers)
+			pfree(plans->covers);
+	}
+	plans->valid = false;
+	plans->claim = plans->check_insert = plans->check_update = NULL;
+	plans->covers = NULL;
+	plans->ncovers = 0;
+
+	target = TriggerTarget(trigger);
+	plans->target = target;
+	plans->lock_table = get_relname_relid(LOCK_TABLE_NAME, nsp);
+	if (!OidIsValid(plans->lock_table))
+		elog(ERROR, "relation \"%s.%s\" does not exist", schema_name, LOCK_TABLE_NAME);
+	plans->exact_at = candidate_threshold;
+
+	/* the plans depend on the target, every table below it, and the locks */
+	members = find_all_inheritors(target, AccessShareLock, NULL);
+	if (!rule->simhash)
+	{
+		Oid		   *tables = palloc(list_length(members) * sizeof(Oid));
+		int			n = 0;
+		ListCell   *lc;
+
+		foreach(lc, members)
+			tables[n++] = lfirst_oid(lc);
+		CheckIndexesExact(trigger, schema_name, tables, n, candidate_threshold);
+	}
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	plans->covers = palloc((list_length(members) + 1) * sizeof(Oid));
+	MemoryContextSwitchTo(old);
+	{
+		ListCell   *lc;
+
+		foreach(lc, members)
+			plans->covers[plans->ncovers++] = lfirst_oid(lc);
+		plans->covers[plans->ncovers++] = plans->lock_table;
+	}
+
+	target_rel = table_open(target, AccessShareLock);
+	table = psprintf("%s.%s",
+					 quote_identifier(get_namespace_name(RelationGetNamespace(target_rel))),
+					 quote_identifier(RelationGetRelationName(target_rel)));
+	key = KeyExpression(target_rel);
+	table_close(target_rel, AccessShareLock);
 
 	initStringInfo(&sql);
 	appendStringInfo(&sql,
-					 "INSERT INTO %s.ndd_near_duplicate_locks AS l (relid, token) "
-					 "SELECT $1, t FROM pg_catalog.unnest($2) WITH ORDINALITY AS u(t, o) ORDER BY o "
-					 "ON CONFLICT (relid, token) DO UPDATE SET claims = l.claims OPERATOR(pg_catalog.+) 1",
-					 schema);
-	claim = PrepareKept(sql.data, 2, claim_types);
+					 "INSERT INTO %s.%s AS l (relid, token) "
+					 "SELECT $1, u.t FROM pg_catalog.unnest($2) WITH ORDINALITY AS u(t, o) ORDER BY u.o "
+					 "ON CONFLICT (relid, token) DO UPDATE SET claims = l.claims OPERATOR(pg_catalog.+) 1::pg_catalog.int8",
+					 schema, LOCK_TABLE_NAME);
+	plans->claim = PrepareAs(RelationOwner(plans->lock_table), sql.data, 2, claim_types);
 
 	/* the index condition finds candidates; the rest decides */
 	if (rule->simhash)
 	{
-		match = psprintf("%s OPERATOR(%s.%%) $1 AND %s.hamming_distance(%s, $1) OPERATOR(pg_catalog.<=) $2",
+		match = psprintf("t.%s OPERATOR(%s.%%) $1 AND %s.hamming_distance(t.%s, $1) OPERATOR(pg_catalog.<=) $2",
 						 column, schema, schema, column);
-		score = psprintf("%s.hamming_distance(%s, $1)", schema, column);
+		score = psprintf("%s.hamming_distance(t.%s, $1)", schema, column);
 		order = "ASC";
 	}
 	else
 	{
-		match = psprintf("%s OPERATOR(%s.%%) ROW($1, $2)::%s.minhash_query", column, schema, schema);
-		score = psprintf("%s.similarity(%s, $1)", schema, column);
+		match = psprintf("t.%s OPERATOR(%s.%%) ROW($1, $2)::%s.minhash_query", column, schema, schema);
+		score = psprintf("%s.similarity(t.%s, $1)", schema, column);
 		order = "DESC";
 	}
 	if (rule->verify_attnum > 0)
 	{
-		const char *text_column =
-			quote_identifier(NameStr(TupleDescAttr(RelationGetDescr(rel), rule->verify_attnum - 1)->attname));
-
-		score = psprintf("%s.jaccard(%s, $4, $5, $6)", schema, text_column);
+		score = psprintf("%s.jaccard(t.%s, $4, $5, $6)", schema, quote_identifier(trigger->tgargs[3]));
 		match = psprintf("%s AND %s OPERATOR(pg_catalog.>=) $7", match, score);
 		order = "DESC";
 	}
 	resetStringInfo(&sql);
-	appendStringInfo(&sql, "SELECT %s, %s FROM %s WHERE %s",
-					 KeyExpression(rel), score, table, match);
-	plans->check_insert = PrepareKept(psprintf("%s ORDER BY 2 %s LIMIT 1", sql.data, order),
-									  CHECK_NARGS, check_types);
-	plans->check_update = PrepareKept(psprintf("%s AND ctid OPERATOR(pg_catalog.<>) $3 ORDER BY 2 %s LIMIT 1",
-											   sql.data, order),
-									  CHECK_NARGS, check_types);
-	plans->claim = claim;
+	appendStringInfo(&sql, "SELECT %s, %s FROM %s AS t WHERE %s", key, score, table, match);
+	plans->check_insert = PrepareAs(RelationOwner(target),
+									psprintf("%s ORDER BY 2 %s LIMIT 1", sql.data, order),
+									CHECK_NARGS, check_types);
+	plans->check_update =
+		PrepareAs(RelationOwner(target), psprintf("%s AND NOT (t.tableoid OPERATOR(pg_catalog.=) $8 AND t.ctid OPERATOR(pg_catalog.=) $3) ORDER BY 2 %s LIMIT 1",
+							 sql.data, order),
+					CHECK_NARGS, check_types);
+	plans->valid = true;
 	return plans;
 }
 
@@ -292,7 +578,7 @@ ColumnOf(Relation rel, const char *name)
 static void
 ParseRule(Trigger *trigger, Relation rel, Oid nsp, Oid *sketch_type, NearDuplicateRule *rule)
 {
-	const char *fname = "ndd_reject_near_duplicates";
+	const char *fname = GUARD_FUNCTION_NAME;
 	TupleDesc	tupdesc = RelationGetDescr(rel);
 	Oid			minhash_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
 											   CStringGetDatum("minhash"), ObjectIdGetDatum(nsp));
@@ -357,6 +643,12 @@ ParseRule(Trigger *trigger, Relation rel, Oid nsp, Oid *sketch_type, NearDuplica
 						rule->max_distance, trigger->tgname),
 				 errhint("Give the trigger a distance from %d to %d as its second argument.",
 						 NDD_SIMHASH_MAX_DISTANCE_MIN, NDD_SIMHASH_MAX_DISTANCE_MAX)));
+	else if (!rule->simhash && rule->threshold <= 0.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("ndd.similarity_threshold %g is out of range for trigger \"%s\"",
+						rule->threshold, trigger->tgname),
+				 errhint("Give the trigger a threshold greater than 0 as its second argument.")));
 
 	rule->action = ACTION_ERROR;
 	if (trigger->tgnargs >= 3)
@@ -388,6 +680,14 @@ ParseRule(Trigger *trigger, Relation rel, Oid nsp, Oid *sketch_type, NearDuplica
 	}
 }
 
+/* May the current role see the rows of relid, as BuildIndexValueDescription asks? */
+static bool
+MayReadRows(Oid relid)
+{
+	return pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK &&
+		check_enable_rls(relid, InvalidOid, true) != RLS_ENABLED;
+}
+
 /* ndd_reject_near_duplicates(sketch_column [, threshold [, action [, verify_column]]]) */
 PG_FUNCTION_INFO_V1(ndd_reject_near_duplicates);
 Datum
@@ -402,15 +702,14 @@ ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
 	Datum		value;
 	NearDuplicateRule rule;
 	Oid			nsp;
-	const char *schema;
 	Oid			sketch_type;
-	TriggerPlans *plans;
+	GuardPlans *plans;
 	Datum		args[CHECK_NARGS];
 	char		nulls[CHECK_NARGS];
 	double		candidate_threshold = 0;
 	ArrayType  *tokens;
 	int			ret;
-	int			save_nestlevel;
+	char	   *distance = NULL;
 	MemoryContext outer;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BEFORE(td->tg_event) ||
@@ -419,7 +718,7 @@ ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("function \"%s\" must be fired BEFORE INSERT OR UPDATE FOR EACH ROW",
-						"ndd_reject_near_duplicates")));
+						GUARD_FUNCTION_NAME)));
 
 	trigger = td->tg_trigger;
 	rel = td->tg_relation;
@@ -428,7 +727,6 @@ ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
 
 	/* everything we call lives in this function's schema */
 	nsp = get_func_namespace(trigger->tgfoid);
-	schema = quote_identifier(get_namespace_name(nsp));
 	ParseRule(trigger, rel, nsp, &sketch_type, &rule);
 
 	value = SPI_getbinval(newtuple, tupdesc, rule.sketch_attnum, &isnull);
@@ -462,6 +760,7 @@ ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
 	args[4] = Int32GetDatum(NDD_SHINGLE_SIZE_DEFAULT);
 	args[5] = CStringGetTextDatum("word");
 	args[6] = Float8GetDatum(rule.threshold);
+	args[7] = ObjectIdGetDatum(RelationGetRelid(rel));
 	if (rule.verify_attnum > 0)
 	{
 		bool		textnull;
@@ -473,6 +772,7 @@ ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
 	{
 		args[1] = Int32GetDatum(rule.max_distance);
 		tokens = SimHashLockTokens(DatumGetSimHash(value), rule.max_distance);
+		distance = psprintf("%d", rule.max_distance);
 	}
 	else
 	{
@@ -497,48 +797,48 @@ ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
 
 	outer = CurrentMemoryContext;
 	SPI_connect();
-	plans = PlansFor(trigger, rel, schema, sketch_type, &rule);
+	plans = PlansFor(trigger, rel, nsp, sketch_type, &rule, candidate_threshold);
 
-	/* 1. claim the tokens every near-duplicate of this row claims too */
+	/*
+	 * 1. claim the tokens every near-duplicate of this row claims too (no
+	 * other session can write a temporary table)
+	 */
+	if (rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP)
 	{
-		Datum		claim_args[2] = {ObjectIdGetDatum(RelationGetRelid(rel)), PointerGetDatum(tokens)};
-
-		ret = SPI_execute_plan(plans->claim, claim_args, NULL, false, 0);
+		Datum		claim_args[2] = {ObjectIdGetDatum(plans->target), PointerGetDatum(tokens)};
+		ret = RunAs(RelationOwner(plans->lock_table), plans->claim, claim_args, NULL, 0, NULL);
 		if (ret != SPI_OK_INSERT)
 			elog(ERROR, "could not claim near-duplicate tokens: %s", SPI_result_code_string(ret));
 	}
 
-	/*
-	 * 2. look for a near-duplicate, through the index when there is one; the
-	 * simhash % operator reads its distance from ndd.hamming_threshold, so
-	 * that is the rule's distance while the check runs
-	 */
-	save_nestlevel = NewGUCNestLevel();
-	if (rule.simhash)
-		(void) set_config_option("ndd.hamming_threshold", psprintf("%d", rule.max_distance),
-								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-	ret = SPI_execute_plan(TRIGGER_FIRED_BY_UPDATE(td->tg_event) ?
-						   plans->check_update : plans->check_insert,
-						   args, nulls, false, 1);
-	AtEOXact_GUC(true, save_nestlevel);
+	/* 2. look for a near-duplicate, through the index when there is one */
+	ret = RunAs(RelationOwner(plans->target),
+				TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? plans->check_update : plans->check_insert,
+				args, nulls, 1, distance);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "could not look for near-duplicates: %s", SPI_result_code_string(ret));
 
 	if (SPI_processed > 0)
 	{
-		char	   *key = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
 		char	   *score = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
+		const char *key = "An existing row";
 		char	   *detail;
 
-		key = key ? key : "?";
+		/* name the row only to a role that could read it */
+		if (MayReadRows(plans->target))
+		{
+			char	   *shown = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+
+			key = psprintf("Key %s", shown ? shown : "?");
+		}
 		if (rule.verify_attnum > 0)
-			detail = psprintf("Key %s has exact Jaccard similarity %s, at least the threshold %g.",
+			detail = psprintf("%s has exact Jaccard similarity %s, at least the threshold %g.",
 							  key, score, rule.threshold);
 		else if (rule.simhash)
-			detail = psprintf("Key %s is %s bits away, within the distance %d.",
+			detail = psprintf("%s is %s bits away, within the distance %d.",
 							  key, score, rule.max_distance);
 		else
-			detail = psprintf("Key %s has similarity %s, at least the threshold %g.",
+			detail = psprintf("%s has similarity %s, at least the threshold %g.",
 							  key, score, rule.threshold);
 		/* SPI_finish frees what SPI returned */
 		detail = MemoryContextStrdup(outer, detail);

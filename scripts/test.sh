@@ -50,6 +50,13 @@ run_suite() {
 }
 
 run_suite regress ISOLATION= TAP_TESTS=
+# Suites that need a database in another encoding, one pg_regress run each:
+# they are not in the Makefile's REGRESS, whose database is UTF-8.
+for enc in LATIN1 SQL_ASCII; do
+	name=encoding_$(echo "$enc" | tr '[:upper:]' '[:lower:]')
+	run_suite "$name" REGRESS="$name" ISOLATION= TAP_TESTS= \
+		REGRESS_OPTS="--load-extension=ndd --encoding=$enc --no-locale"
+done
 if grep -qE '^ISOLATION *=' "$work/Makefile"; then
 	run_suite isolation REGRESS= TAP_TESTS=
 fi

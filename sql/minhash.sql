@@ -119,6 +119,7 @@ SELECT pg_temp.sqlstate_of($$SELECT minhash_sketch('a', shingle_size => 100)$$);
 SELECT pg_temp.sqlstate_of($$SELECT minhash_sketch('a', unit => 'line')$$);
 SELECT pg_temp.sqlstate_of($$SELECT minhash_sketch(ARRAY['a', NULL])$$);
 SELECT pg_temp.sqlstate_of($$SELECT minhash_sketch(ARRAY[1, NULL]::bigint[])$$);
+SELECT minhash_sketch(ARRAY['a', NULL]);
 
 -- malformed literals
 SELECT 'garbage'::minhash;

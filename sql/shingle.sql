@@ -27,6 +27,8 @@ SELECT show_shingles('<style>p { color: red }</style><p>a &lt; b</p>', 1, strip_
 SELECT show_shingles('<p>Fish &amp; chips</p>', 1);
 -- a lone '<' is text, not a tag
 SELECT show_shingles('1 < 2 and 3 > 2', 1, strip_html => true);
+-- a numeric entity is digits only, up to U+10FFFF; anything else stays text
+SELECT show_shingles('&#72;i &#X4a;o &# 65; &#+66; &#x0x44; &#x; &#1114112; &#xD800;', 1, strip_html => true);
 
 -- Chinese and Japanese: every character is a word, so defaults work
 SELECT show_shingles('我们今天去北京。', 3);
@@ -76,6 +78,7 @@ SELECT pg_temp.sqlstate_of($$SELECT show_shingles('a', 0)$$);
 SELECT pg_temp.sqlstate_of($$SELECT show_shingles('a', 33)$$);
 SELECT pg_temp.sqlstate_of($$SELECT jaccard('a', 'b', 5, 'sentence')$$);
 SELECT pg_temp.sqlstate_of($$SELECT jaccard(ARRAY['a', NULL], ARRAY['a'])$$);
+SELECT jaccard(ARRAY[1, 2]::bigint[], ARRAY[2, NULL]::bigint[]);
 SELECT show_shingles('a', 0);
 
 -- exact duplicates: ndd_fingerprint hashes the normalised words

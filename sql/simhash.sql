@@ -174,8 +174,9 @@ SELECT hamming_distance(d1.fp, d2.fp) <= 3 AS rare_terms_dominate
 FROM (SELECT simhash(array_agg(term ORDER BY term), array_agg(tfidf ORDER BY term)) fp FROM doc_terms WHERE doc = 1) d1,
      (SELECT simhash(array_agg(term ORDER BY term), array_agg(tfidf ORDER BY term)) fp FROM doc_terms WHERE doc = 2) d2;
 
--- bad features and weights: 22023
+-- bad features and weights: 22023; a null element: 22004, as for minhash
 SELECT simhash(ARRAY['a', 'b'], ARRAY[1]);
+SELECT simhash(ARRAY['a', 'b'], ARRAY[1, NULL]);
 SELECT pg_temp.sqlstate_of($$SELECT simhash(ARRAY['a', 'b'], ARRAY[1])$$);
 SELECT pg_temp.sqlstate_of($$SELECT simhash(ARRAY['a'], ARRAY[]::float8[])$$);
 SELECT pg_temp.sqlstate_of($$SELECT simhash(ARRAY['a', NULL], ARRAY[1, 2])$$);

@@ -267,7 +267,8 @@ minhash_sketch_array(PG_FUNCTION_ARGS)
 	MinHashBuilder b;
 
 	MinHashBuilderInit(&b, num_perm);
-	ElementHashes(arr, (uint64) (uint32) seed, MinHashBuilderAddBatch, &b);
+	ElementHashes(arr, "elements", (uint64) (uint32) seed,
+				  MinHashBuilderAddBatch, &b);
 	PG_RETURN_MINHASH_P(MinHashFromRaw(b.mins, num_perm,
 									   elemtype == INT8OID ?
 									   MINHASH_SOURCE_BIGINT : MINHASH_SOURCE_TEXT,

@@ -519,15 +519,30 @@ HtmlEntity(const char *name, int len, char *out)
 	}
 	if (len >= 2 && name[0] == '#')
 	{
-		long		code;
-		char	   *endp;
+		bool		hex = (name[1] == 'x' || name[1] == 'X');
+		int			i = hex ? 2 : 1;
+		long		code = 0;
 
-		if (name[1] == 'x' || name[1] == 'X')
-			code = strtol(name + 2, &endp, 16);
-		else
-			code = strtol(name + 1, &endp, 10);
-		if (endp == name + len && code > 0 && code <= 0x10FFFF &&
-			!(code >= 0xD800 && code <= 0xDFFF))
+		/* digits only, and only the len bytes we were given */
+		if (i == len)
+			return 0;
+		for (; i < len; i++)
+		{
+			int			d;
+
+			if (name[i] >= '0' && name[i] <= '9')
+				d = name[i] - '0';
+			else if (hex && name[i] >= 'a' && name[i] <= 'f')
+				d = name[i] - 'a' + 10;
+			else if (hex && name[i] >= 'A' && name[i] <= 'F')
+				d = name[i] - 'A' + 10;
+			else
+				return 0;
+			code = code * (hex ? 16 : 10) + d;
+			if (code > 0x10FFFF)
+				return 0;
+		}
+		if (code > 0 && !(code >= 0xD800 && code <= 0xDFFF))
 		{
 			unicode_to_utf8((pg_wchar) code, (unsigned char *) out);
 			return pg_utf_mblen((unsigned char *) out);
@@ -638,8 +653,9 @@ HtmlStrip(const char *in, size_t len, size_t *out_len)
 }
 
 /*
- * Set up a tokenizer over the text.  The text is converted to UTF-8 if the
- * database uses another encoding, and stripped of HTML if asked.
+ * Set up a tokenizer over the len bytes at text, which need not be
+ * NUL-terminated (a text datum's are not).  The text is converted to UTF-8 if
+ * the database uses another encoding, and stripped of HTML if asked.
  */
 static void
 TokenizerInit(Tokenizer *tz, const char *text, size_t len, const ShingleConfig *cfg)
@@ -647,8 +663,18 @@ TokenizerInit(Tokenizer *tz, const char *text, size_t len, const ShingleConfig *
 	InitTables();
 	if (GetDatabaseEncoding() != PG_UTF8)
 	{
-		text = (const char *) pg_server_to_any(text, len, PG_UTF8);
-		len = strlen(text);
+		const char *utf8 = pg_server_to_any(text, (int) len, PG_UTF8);
+
+		/*
+		 * Without a conversion (SQL_ASCII, which is only checked, or an empty
+		 * string) we get our own bytes back, and only len of them are ours.
+		 * A converted copy is NUL-terminated and holds no NUL before its end.
+		 */
+		if (utf8 != text)
+		{
+			text = utf8;
+			len = strlen(utf8);
+		}
 	}
 	if (cfg->strip_html)
 		text = HtmlStrip(text, len, &len);
@@ -750,15 +776,30 @@ ShingleHashes(const char *text, size_t len, const ShingleConfig *cfg,
 }
 
 /*
- * Call sink with the hash of every element of a text[] or bigint[]: a set
- * given as it is, without tokenization.  NULL elements are an error.
+ * Error out if the array argument argname holds a NULL: a NULL element has
+ * no hash.  Every function that takes a set as an array says it this way.
  */
 void
-ElementHashes(ArrayType *arr, uint64 seed, ShingleHashSink sink, void *arg)
+ElementCheckNoNulls(ArrayType *arr, const char *argname)
+{
+	if (array_contains_nulls(arr))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("array must not contain nulls"),
+				 errdetail("Argument \"%s\" has a null element.", argname)));
+}
+
+/*
+ * Call sink with the hash of every element of a text[] or bigint[] (the
+ * argument argname): a set given as it is, without tokenization.  NULL
+ * elements are an error.
+ */
+void
+ElementHashes(ArrayType *arr, const char *argname, uint64 seed,
+			  ShingleHashSink sink, void *arg)
 {
 	Oid			elemtype = ARR_ELEMTYPE(arr);
 	Datum	   *elems;
-	bool	   *nulls;
 	int			n;
 	int16		typlen;
 	bool		typbyval;
@@ -766,14 +807,11 @@ ElementHashes(ArrayType *arr, uint64 seed, ShingleHashSink sink, void *arg)
 	uint64		batch[SHINGLE_BATCH];
 	int			nbatch = 0;
 
+	ElementCheckNoNulls(arr, argname);
 	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
-	deconstruct_array(arr, elemtype, typlen, typbyval, typalign, &elems, &nulls, &n);
+	deconstruct_array(arr, elemtype, typlen, typbyval, typalign, &elems, NULL, &n);
 	for (int i = 0; i < n; i++)
 	{
-		if (nulls[i])
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("array must not contain nulls")));
 		if (elemtype == INT8OID)
 		{
 			int64		v = DatumGetInt64(elems[i]);
@@ -1028,8 +1066,8 @@ jaccard_array(PG_FUNCTION_ARGS)
 
 	HashSetInit(&sa);
 	HashSetInit(&sb);
-	ElementHashes(a, 0, HashSetAddBatch, &sa);
-	ElementHashes(b, 0, HashSetAddBatch, &sb);
+	ElementHashes(a, "a", 0, HashSetAddBatch, &sa);
+	ElementHashes(b, "b", 0, HashSetAddBatch, &sb);
 	PG_RETURN_FLOAT8(HashSetJaccard(&sa, &sb));
 }
 
@@ -1040,20 +1078,33 @@ typedef struct TextCollector
 	int			capacity;
 } TextCollector;
 
+/* Keep a shingle (UTF-8, len bytes), in the database encoding. */
 static void
 CollectText(void *arg, const char *text, int len)
 {
 	TextCollector *c = (TextCollector *) arg;
+	char	   *item = NULL;
 
 	if (c->count == c->capacity)
 	{
 		c->capacity *= 2;
 		c->items = repalloc_huge(c->items, c->capacity * sizeof(char *));
 	}
-	c->items[c->count++] = pnstrdup(text, len);
+	if (GetDatabaseEncoding() != PG_UTF8)
+	{
+		/* a converted copy is ours and NUL-terminated; else text is as is */
+		char	   *converted = pg_any_to_server(text, len, PG_UTF8);
+
+		if (converted != text)
+			item = converted;
+	}
+	c->items[c->count++] = item ? item : pnstrdup(text, len);
 }
 
-/* show_shingles(doc, shingle_size, unit, strip_html): the distinct shingles */
+/*
+ * show_shingles(doc, shingle_size, unit, strip_html): the distinct shingles,
+ * in the database encoding (an error if one holds a character it lacks)
+ */
 PG_FUNCTION_INFO_V1(show_shingles);
 Datum
 show_shingles(PG_FUNCTION_ARGS)

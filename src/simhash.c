@@ -305,16 +305,6 @@ simhash_text(PG_FUNCTION_ARGS)
 	PG_RETURN_SIMHASH(SimHashVotesResult(&votes));
 }
 
-/* Feature arrays may not hold NULLs: a NULL feature has no hash. */
-static void
-CheckNoNulls(ArrayType *arr, const char *what)
-{
-	if (array_contains_nulls(arr))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must not contain nulls", what)));
-}
-
 /* simhash(features text[] | bigint[], seed): every element votes once */
 PG_FUNCTION_INFO_V1(simhash_array);
 Datum
@@ -324,9 +314,9 @@ simhash_array(PG_FUNCTION_ARGS)
 	int32		seed = PG_GETARG_INT32(1);
 	SimHashVotes votes;
 
-	CheckNoNulls(features, "features");
 	SimHashVotesInit(&votes);
-	ElementHashes(features, (uint64) (uint32) seed, SimHashVotesAdd, &votes);
+	ElementHashes(features, "features", (uint64) (uint32) seed,
+				  SimHashVotesAdd, &votes);
 	PG_RETURN_SIMHASH(SimHashVotesResult(&votes));
 }
 
@@ -374,8 +364,8 @@ simhash_array_weighted(PG_FUNCTION_ARGS)
 				 errmsg("features and weights have different lengths %d and %d",
 						nfeatures, nweights),
 				 errhint("Give one weight per feature.")));
-	CheckNoNulls(features, "features");
-	CheckNoNulls(weights, "weights");
+	ElementCheckNoNulls(features, "features");
+	ElementCheckNoNulls(weights, "weights");
 	deconstruct_array(weights, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
 					  TYPALIGN_DOUBLE, &wdatums, NULL, &nweights);
 	w = palloc(Max(nweights, 1) * sizeof(float8));
@@ -392,7 +382,8 @@ simhash_array_weighted(PG_FUNCTION_ARGS)
 
 	memset(&votes, 0, sizeof(votes));
 	votes.weights = w;
-	ElementHashes(features, (uint64) (uint32) seed, SimHashWeightedAdd, &votes);
+	ElementHashes(features, "features", (uint64) (uint32) seed,
+				  SimHashWeightedAdd, &votes);
 	for (int b = 0; b < NDD_SIMHASH_BITS; b++)
 		if (votes.sums[b] > 0)
 			v |= UINT64CONST(1) << b;

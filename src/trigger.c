@@ -429,7 +429,7 @@ CheckIndexesExact(Trigger *trigger, const char *schema_name, Oid *tables, int nt
  * The check returns the key of the nearest qualifying row and its score.
  */
 static GuardPlans *
-PlansFor(Trigger *trigger, Relation rel, Oid nsp, Oid sketch_type,
+PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 		 const NearDuplicateRule *rule, double candidate_threshold)
 {
 	GuardPlans *plans;
@@ -797,7 +797,7 @@ ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
 
 	outer = CurrentMemoryContext;
 	SPI_connect();
-	plans = PlansFor(trigger, rel, nsp, sketch_type, &rule, candidate_threshold);
+	plans = PlansFor(trigger, nsp, sketch_type, &rule, candidate_threshold);
 
 	/*
 	 * 1. claim the tokens every near-duplicate of this row claims too (no

@@ -274,8 +274,8 @@ KeyExpression(Relation rel)
 
 	if (!OidIsValid(pk))
 		return pstrdup(rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE ?
-					   "pg_catalog.concat(t.tableoid::pg_catalog.regclass, ' ctid ', t.ctid)" :
-					   "pg_catalog.concat('ctid ', t.ctid)");
+					   "pg_catalog.concat(t.tableoid::pg_catalog.regclass, ' ctid '::pg_catalog.text, t.ctid)" :
+					   "pg_catalog.concat('ctid '::pg_catalog.text, t.ctid)");
 
 	initStringInfo(&names);
 	initStringInfo(&values);

@@ -15,7 +15,11 @@ OBJS = \
 	src/simhash_gin.o \
 	src/simhash_gist.o
 
-DATA = $(wildcard sql/ndd--*.sql)
+EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(EXTENSION).control)
+# sql/ndd.sql is the install script of the current version; released
+# scripts and upgrade steps are kept as they shipped
+DATA = $(filter-out sql/$(EXTENSION)--$(EXTVERSION).sql,$(wildcard sql/$(EXTENSION)--*.sql))
+DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 PGFILEDESC = "ndd - near-duplicate detection"
 
 REGRESS = shingle minhash minhash_accuracy agg minhash_gin trigger guard pairs names simhash simhash_gin simhash_gist
@@ -27,3 +31,6 @@ TAP_TESTS = 1
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
+	cp $< $@

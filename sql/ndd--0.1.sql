@@ -332,9 +332,7 @@ COMMENT ON OPERATOR CLASS minhash_ops USING gin IS
 --------------------------------------------------------------------------
 
 -- Tokens that concurrent inserters of near-duplicates both claim (see
--- src/trigger.c).  Granted to nobody: the trigger claims a table's tokens as
--- this table's owner, keyed by the guarded table, so only roles that write
--- that table can make each other wait, and no role can read, lock or fill it.
+-- src/trigger.c); rows are claimed, never read by users.
 CREATE TABLE ndd_near_duplicate_locks (
     relid oid NOT NULL,
     token int4 NOT NULL,
@@ -342,43 +340,11 @@ CREATE TABLE ndd_near_duplicate_locks (
     PRIMARY KEY (relid, token)
 );
 
-REVOKE ALL ON ndd_near_duplicate_locks FROM PUBLIC;
-
 COMMENT ON TABLE ndd_near_duplicate_locks IS
-'internal: tokens claimed by ndd_reject_near_duplicates so that concurrent near-duplicate inserts serialize; at most 65536 rows per guarded table';
+'tokens claimed by ndd_reject_near_duplicates so that concurrent near-duplicate inserts serialize';
 
--- A dropped table's tokens go with it, so the token table stays bounded by
--- the guarded tables that exist.
-CREATE FUNCTION ndd_forget_dropped_tables()
-RETURNS event_trigger
-LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    locks text := (SELECT pg_catalog.format('%I.ndd_near_duplicate_locks', n.nspname)
-                   FROM pg_catalog.pg_extension e
-                   JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace
-                   WHERE e.extname OPERATOR(pg_catalog.=) 'ndd'::pg_catalog.name);
-BEGIN
-    IF locks IS NULL OR pg_catalog.to_regclass(locks) IS NULL THEN
-        RETURN;     -- ndd itself is being dropped
-    END IF;
-    EXECUTE pg_catalog.format($q$
-        DELETE FROM %s l
-        USING pg_catalog.pg_event_trigger_dropped_objects() d
-        WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
-          AND d.objsubid OPERATOR(pg_catalog.=) 0
-          AND l.relid OPERATOR(pg_catalog.=) d.objid$q$, locks);
-END
-$$;
-
-REVOKE ALL ON FUNCTION ndd_forget_dropped_tables() FROM PUBLIC;
-
-COMMENT ON FUNCTION ndd_forget_dropped_tables() IS
-'internal: event trigger that forgets the near-duplicate tokens of dropped tables';
-
-CREATE EVENT TRIGGER ndd_forget_dropped_tables ON sql_drop
-    EXECUTE FUNCTION ndd_forget_dropped_tables();
+-- the trigger runs as the inserting user, who must be able to claim tokens
+GRANT SELECT, INSERT, UPDATE ON ndd_near_duplicate_locks TO PUBLIC;
 
 CREATE FUNCTION ndd_reject_near_duplicates()
 RETURNS trigger
@@ -911,8 +877,6 @@ CREATE FUNCTION near_duplicate_pairs(tbl regclass, sketch_column name, id_column
                                      max_distance int DEFAULT NULL)
 RETURNS TABLE (id_a bigint, id_b bigint, similarity float8, distance int)
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
--- only ndd's and PostgreSQL's objects, whatever the caller's search_path
-SET search_path = pg_catalog, pg_temp
 -- joins must hash, not loop: without statistics (a table just loaded) the
 -- planner may otherwise nest loops over every pair of keys
 SET enable_nestloop = off
@@ -930,10 +894,10 @@ DECLARE
     keys_of text;           -- the bucket keys of row t, as an SQL expression
     keys_per_row int;
     required int;
-    summary text;           -- a small summary of row t's sketch, carried with its keys
+    summary text;           -- a small summary of sketch s, carried with its keys
     summary_type text;
     close_enough text;      -- a necessary test on the summaries x, y of a pair
-    score text;             -- similarity and distance of sketches s.sa, s.sb
+    score text;             -- similarity and distance of sketches sa, sb
     keep text;              -- which candidates qualify
     collisions bytea;
     started timestamptz := pg_catalog.clock_timestamp();
@@ -965,39 +929,36 @@ BEGIN
             RAISE EXCEPTION 'max_distance must be between 0 and 6'
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
-        keys_of := pg_catalog.format('%I.simhash_keys(t.%I, %s::pg_catalog.int4)', ndd, sketch_column, k);
+        keys_of := pg_catalog.format('%I.simhash_keys(t.%I, %s)', ndd, sketch_column, k);
         required := 1;
-        summary := pg_catalog.format('t.%I', sketch_column);
+        summary := 's';
         summary_type := pg_catalog.format('%I.simhash', ndd);
-        close_enough := pg_catalog.format(
-            '%I.hamming_distance(x.summary, y.summary) OPERATOR(pg_catalog.<=) %s::pg_catalog.int4', ndd, k);
-        score := pg_catalog.format('%1$I.simhash_cosine(s.sa, s.sb), %1$I.hamming_distance(s.sa, s.sb)', ndd);
-        keep := pg_catalog.format('%I.hamming_distance(s.sa, s.sb) OPERATOR(pg_catalog.<=) %s::pg_catalog.int4', ndd, k);
+        close_enough := pg_catalog.format('%I.hamming_distance(x.summary, y.summary) <= %s', ndd, k);
+        score := pg_catalog.format('%1$I.simhash_cosine(sa, sb), %1$I.hamming_distance(sa, sb)', ndd);
+        keep := pg_catalog.format('%I.hamming_distance(sa, sb) <= %s', ndd, k);
         IF progress THEN
             RAISE NOTICE 'ndd: fingerprints of % within % bits', tbl, k;
         END IF;
     ELSE
         -- the banding suits the table's sketches: take the first one's settings
-        EXECUTE pg_catalog.format('SELECT t.%I::pg_catalog.text FROM %s t WHERE t.%I IS NOT NULL LIMIT 1',
+        EXECUTE pg_catalog.format('SELECT %I::text FROM %s WHERE %I IS NOT NULL LIMIT 1',
                                   sketch_column, tbl, sketch_column) INTO probe;
         IF probe IS NULL THEN
             RETURN;
         END IF;
         -- with verification, candidates reach 3 standard deviations lower
-        EXECUTE pg_catalog.format('SELECT b.* FROM %I.lsh_banding($1::%I.minhash, $2, $3) b', ndd, ndd)
-            USING probe, t, (CASE WHEN verify_column IS NULL THEN 0 ELSE 3 END)::float8 INTO banding;
-        keys_of := pg_catalog.format('%I.minhash_band_keys(t.%I, %s::pg_catalog.int4, %s::pg_catalog.int4)',
+        EXECUTE pg_catalog.format('SELECT * FROM %I.lsh_banding($1::%I.minhash, $2, $3)', ndd, ndd)
+            USING probe, t, CASE WHEN verify_column IS NULL THEN 0 ELSE 3 END INTO banding;
+        keys_of := pg_catalog.format('%I.minhash_band_keys(t.%I, %s, %s)',
                                      ndd, sketch_column, banding.bands, banding.rows);
         required := banding.required;
         -- K - (bands - required) positions must agree, so must their low bits
-        summary := pg_catalog.format('%I.minhash_lowbits(t.%I)', ndd, sketch_column);
-        summary_type := 'pg_catalog.bytea';
-        close_enough := pg_catalog.format(
-            '%I.minhash_lowbits_agreement(x.summary, y.summary) OPERATOR(pg_catalog.>=) %s::pg_catalog.int4', ndd,
+        summary := pg_catalog.format('%I.minhash_lowbits(s)', ndd);
+        summary_type := 'bytea';
+        close_enough := pg_catalog.format('%I.minhash_lowbits_agreement(x.summary, y.summary) >= %s', ndd,
             banding.bands * banding.rows - banding.bands + banding.required);
-        score := pg_catalog.format('%I.similarity(s.sa, s.sb), NULL::pg_catalog.int4', ndd);
-        keep := pg_catalog.format('%I.similarity(s.sa, s.sb) OPERATOR(pg_catalog.>=) %L::pg_catalog.float8',
-                                  ndd, banding.lower_threshold);
+        score := pg_catalog.format('%I.similarity(sa, sb), NULL::int', ndd);
+        keep := pg_catalog.format('%I.similarity(sa, sb) >= %s', ndd, banding.lower_threshold);
         IF progress THEN
             RAISE NOTICE 'ndd: % bands of % rows over %, at least % matching bands per candidate',
                 banding.bands, banding.rows, tbl, banding.required;
@@ -1024,12 +985,12 @@ BEGIN
     IF pg_catalog.to_regclass('pg_temp.ndd_pair_candidates') IS NOT NULL THEN
         DROP TABLE pg_temp.ndd_pair_candidates;
     END IF;
-    EXECUTE pg_catalog.format('CREATE TEMP TABLE ndd_pair_keys (id pg_catalog.int8, key pg_catalog.int8, summary %s)',
+    EXECUTE pg_catalog.format('CREATE TEMP TABLE ndd_pair_keys (id bigint, key bigint, summary %s)',
                               summary_type);
     EXECUTE pg_catalog.format($q$
-        INSERT INTO pg_temp.ndd_pair_keys (id, key, summary)
-        SELECT t.%2$I::pg_catalog.int8, c.key, %6$s
-        FROM %1$s t,
+        INSERT INTO pg_temp.ndd_pair_keys
+        SELECT t.%2$I::bigint, c.key, %6$s
+        FROM %1$s t, LATERAL (SELECT t.%5$I AS s) s,
              pg_catalog.unnest(%3$I.ndd_colliding(%4$s, $1, $2)) c(key)
         WHERE t.%5$I IS NOT NULL$q$, tbl, id_column, ndd, keys_of, sketch_column, summary)
         USING collisions, required - 1;
@@ -1041,13 +1002,11 @@ BEGIN
     END IF;
 
     -- 3. rows that share a kept key, and whose summaries pass
-    CREATE TEMP TABLE ndd_pair_candidates (a pg_catalog.int8, b pg_catalog.int8);
+    CREATE TEMP TABLE ndd_pair_candidates (a bigint, b bigint);
     EXECUTE pg_catalog.format($q$
-        INSERT INTO pg_temp.ndd_pair_candidates (a, b)
+        INSERT INTO pg_temp.ndd_pair_candidates
         SELECT DISTINCT x.id, y.id
-        FROM pg_temp.ndd_pair_keys x
-        JOIN pg_temp.ndd_pair_keys y
-          ON y.key OPERATOR(pg_catalog.=) x.key AND y.id OPERATOR(pg_catalog.>) x.id
+        FROM pg_temp.ndd_pair_keys x JOIN pg_temp.ndd_pair_keys y ON y.key = x.key AND y.id > x.id
         WHERE %s$q$, close_enough);
     GET DIAGNOSTICS n = ROW_COUNT;
     DROP TABLE pg_temp.ndd_pair_keys;
@@ -1061,8 +1020,8 @@ BEGIN
     q := pg_catalog.format($q$
         SELECT c.a, c.b, v.similarity, v.distance
         FROM pg_temp.ndd_pair_candidates c
-        JOIN %1$s ta ON ta.%2$I::pg_catalog.int8 OPERATOR(pg_catalog.=) c.a
-        JOIN %1$s tb ON tb.%2$I::pg_catalog.int8 OPERATOR(pg_catalog.=) c.b,
+        JOIN %1$s ta ON ta.%2$I::bigint = c.a
+        JOIN %1$s tb ON tb.%2$I::bigint = c.b,
         -- after the pair is joined, never as a filter of a ta x tb join
         LATERAL (SELECT %4$s, %5$s FROM (SELECT ta.%3$I AS sa, tb.%3$I AS sb) s
                  OFFSET 0) v(similarity, distance, qualifies)
@@ -1076,12 +1035,12 @@ BEGIN
             WITH p(a, b, s, d) AS MATERIALIZED (%1$s)
             SELECT p.a, p.b, v.j, p.d
             FROM p
-            JOIN %3$s ta ON ta.%5$I::pg_catalog.int8 OPERATOR(pg_catalog.=) p.a
-            JOIN %3$s tb ON tb.%5$I::pg_catalog.int8 OPERATOR(pg_catalog.=) p.b,
+            JOIN %3$s ta ON ta.%5$I::bigint = p.a
+            JOIN %3$s tb ON tb.%5$I::bigint = p.b,
             -- once per pair, and only after the pair is joined (OFFSET 0
             -- keeps the planner from copying the call into the filter)
             LATERAL (SELECT %4$I.jaccard(ta.%2$I, tb.%2$I, $2, $3) AS j OFFSET 0) v
-            WHERE v.j OPERATOR(pg_catalog.>=) $1$q$,
+            WHERE v.j >= $1$q$,
             q, verify_column, tbl, ndd, id_column);
     END IF;
     RETURN QUERY EXECUTE q USING t,
@@ -1111,7 +1070,6 @@ CREATE FUNCTION near_duplicate_clusters(tbl regclass, sketch_column name, id_col
                                         representative_order text DEFAULT NULL)
 RETURNS TABLE (id bigint, cluster_id bigint)
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-SET search_path = pg_catalog, pg_temp
 SET enable_nestloop = off
 AS $$
 DECLARE
@@ -1158,20 +1116,13 @@ BEGIN
     IF representative_order IS NULL THEN
         RETURN QUERY SELECT l.id, l.label FROM pg_temp.ndd_cluster_labels l;
     ELSE
-        -- the order is the caller's SQL, run with the caller's rights and
-        -- search_path pg_catalog, pg_temp.  It ranks the clustered rows in a
-        -- query of their own, where it sees the table's columns and nothing
-        -- else (ties go to the smaller id).
+        -- the order is the caller's SQL, run with the caller's rights; it
+        -- sees the table's columns (ties go to the smaller id)
         RETURN QUERY EXECUTE pg_catalog.format($q$
-            SELECT l.id, pg_catalog.first_value(l.id) OVER (
-                PARTITION BY l.label ORDER BY r.rank)
-            FROM pg_temp.ndd_cluster_labels l
-            JOIN (SELECT t.%2$I::pg_catalog.int8 AS id,
-                         pg_catalog.row_number() OVER (ORDER BY %3$s, t.%2$I::pg_catalog.int8) AS rank
-                  FROM %1$s t
-                  WHERE EXISTS (SELECT FROM pg_temp.ndd_cluster_labels c
-                                WHERE c.id OPERATOR(pg_catalog.=) t.%2$I::pg_catalog.int8)) r
-              ON r.id OPERATOR(pg_catalog.=) l.id$q$,
+            SELECT r.ndd_id, pg_catalog.first_value(r.ndd_id) OVER (
+                PARTITION BY r.ndd_label ORDER BY %3$s, r.ndd_id)
+            FROM (SELECT t.*, l.id AS ndd_id, l.label AS ndd_label
+                  FROM %1$s t JOIN pg_temp.ndd_cluster_labels l ON l.id = t.%2$I::bigint) r$q$,
             tbl, id_column, representative_order);
     END IF;
     DROP TABLE pg_temp.ndd_cluster_edges, pg_temp.ndd_cluster_labels;

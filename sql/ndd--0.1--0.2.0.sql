@@ -1,0 +1,324 @@
+/* ndd--0.1--0.2.0.sql: from 0.1 to 0.2.0 */
+
+-- complain if script is sourced in psql, rather than via ALTER EXTENSION
+\echo Use "ALTER EXTENSION ndd UPDATE TO '0.2.0'" to load this file. \quit
+
+--------------------------------------------------------------------------
+-- The insert guard's tokens are nobody's: the trigger claims them as this
+-- table's owner (ndd.so 0.2.0), so no role needs a privilege on it.
+--------------------------------------------------------------------------
+
+REVOKE ALL ON ndd_near_duplicate_locks FROM PUBLIC;
+
+COMMENT ON TABLE ndd_near_duplicate_locks IS
+'internal: tokens claimed by ndd_reject_near_duplicates so that concurrent near-duplicate inserts serialize; at most 65536 rows per guarded table';
+
+-- tokens of tables dropped under 0.1 are forgotten now
+DELETE FROM ndd_near_duplicate_locks l
+WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) l.relid);
+
+-- A dropped table's tokens go with it, so the token table stays bounded by
+-- the guarded tables that exist.
+CREATE FUNCTION ndd_forget_dropped_tables()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    locks text := (SELECT pg_catalog.format('%I.ndd_near_duplicate_locks', n.nspname)
+                   FROM pg_catalog.pg_extension e
+                   JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace
+                   WHERE e.extname OPERATOR(pg_catalog.=) 'ndd'::pg_catalog.name);
+BEGIN
+    IF locks IS NULL OR pg_catalog.to_regclass(locks) IS NULL THEN
+        RETURN;     -- ndd itself is being dropped
+    END IF;
+    EXECUTE pg_catalog.format($q$
+        DELETE FROM %s l
+        USING pg_catalog.pg_event_trigger_dropped_objects() d
+        WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+          AND d.objsubid OPERATOR(pg_catalog.=) 0
+          AND l.relid OPERATOR(pg_catalog.=) d.objid$q$, locks);
+END
+$$;
+
+REVOKE ALL ON FUNCTION ndd_forget_dropped_tables() FROM PUBLIC;
+
+COMMENT ON FUNCTION ndd_forget_dropped_tables() IS
+'internal: event trigger that forgets the near-duplicate tokens of dropped tables';
+
+CREATE EVENT TRIGGER ndd_forget_dropped_tables ON sql_drop
+    EXECUTE FUNCTION ndd_forget_dropped_tables();
+
+--------------------------------------------------------------------------
+-- Discovery: search_path pinned, every name qualified, literals typed, no
+-- alias a column name can capture
+--------------------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION near_duplicate_pairs(tbl regclass, sketch_column name, id_column name,
+                                     threshold float8 DEFAULT NULL,
+                                     verify_column name DEFAULT NULL,
+                                     progress boolean DEFAULT false,
+                                     max_distance int DEFAULT NULL)
+RETURNS TABLE (id_a bigint, id_b bigint, similarity float8, distance int)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+-- only ndd's and PostgreSQL's objects, whatever the caller's search_path
+SET search_path = pg_catalog, pg_temp
+-- joins must hash, not loop: without statistics (a table just loaded) the
+-- planner may otherwise nest loops over every pair of keys
+SET enable_nestloop = off
+AS $$
+DECLARE
+    ndd name;
+    ndd_nsp oid;
+    column_type oid;
+    is_simhash boolean;
+    -- the GUCs exist once the library is loaded (defaults as in ndd.h)
+    t float8 := coalesce(threshold, pg_catalog.current_setting('ndd.similarity_threshold', true)::float8, 0.8);
+    k int := coalesce(max_distance, pg_catalog.current_setting('ndd.hamming_threshold', true)::int, 3);
+    probe text;
+    banding record;
+    keys_of text;           -- the bucket keys of row t, as an SQL expression
+    keys_per_row int;
+    required int;
+    summary text;           -- a small summary of row t's sketch, carried with its keys
+    summary_type text;
+    close_enough text;      -- a necessary test on the summaries x, y of a pair
+    score text;             -- similarity and distance of sketches s.sa, s.sb
+    keep text;              -- which candidates qualify
+    collisions bytea;
+    started timestamptz := pg_catalog.clock_timestamp();
+    n bigint;
+    q text;
+BEGIN
+    SELECT e.extnamespace, n.nspname INTO ndd_nsp, ndd
+    FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
+    WHERE e.extname = 'ndd';
+    IF t IS NULL OR t <= 0 OR t > 1 OR t = 'NaN' THEN
+        RAISE EXCEPTION 'threshold must be greater than 0 and at most 1'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    SELECT a.atttypid INTO column_type FROM pg_catalog.pg_attribute a
+    WHERE a.attrelid = tbl AND a.attname = sketch_column AND a.attnum > 0 AND NOT a.attisdropped;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'column "%" of relation % does not exist', sketch_column, tbl
+            USING ERRCODE = 'undefined_column';
+    END IF;
+    SELECT y.typname = 'simhash' INTO is_simhash FROM pg_catalog.pg_type y
+    WHERE y.oid = column_type AND y.typnamespace = ndd_nsp AND y.typname IN ('minhash', 'simhash');
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'column "%" of relation % is not of type minhash or simhash', sketch_column, tbl
+            USING ERRCODE = 'datatype_mismatch';
+    END IF;
+
+    IF is_simhash THEN
+        IF k IS NULL OR k < 0 OR k > 6 THEN
+            RAISE EXCEPTION 'max_distance must be between 0 and 6'
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        keys_of := pg_catalog.format('%I.simhash_keys(t.%I, %s::pg_catalog.int4)', ndd, sketch_column, k);
+        required := 1;
+        summary := pg_catalog.format('t.%I', sketch_column);
+        summary_type := pg_catalog.format('%I.simhash', ndd);
+        close_enough := pg_catalog.format(
+            '%I.hamming_distance(x.summary, y.summary) OPERATOR(pg_catalog.<=) %s::pg_catalog.int4', ndd, k);
+        score := pg_catalog.format('%1$I.simhash_cosine(s.sa, s.sb), %1$I.hamming_distance(s.sa, s.sb)', ndd);
+        keep := pg_catalog.format('%I.hamming_distance(s.sa, s.sb) OPERATOR(pg_catalog.<=) %s::pg_catalog.int4', ndd, k);
+        IF progress THEN
+            RAISE NOTICE 'ndd: fingerprints of % within % bits', tbl, k;
+        END IF;
+    ELSE
+        -- the banding suits the table's sketches: take the first one's settings
+        EXECUTE pg_catalog.format('SELECT t.%I::pg_catalog.text FROM %s t WHERE t.%I IS NOT NULL LIMIT 1',
+                                  sketch_column, tbl, sketch_column) INTO probe;
+        IF probe IS NULL THEN
+            RETURN;
+        END IF;
+        -- with verification, candidates reach 3 standard deviations lower
+        EXECUTE pg_catalog.format('SELECT b.* FROM %I.lsh_banding($1::%I.minhash, $2, $3) b', ndd, ndd)
+            USING probe, t, (CASE WHEN verify_column IS NULL THEN 0 ELSE 3 END)::float8 INTO banding;
+        keys_of := pg_catalog.format('%I.minhash_band_keys(t.%I, %s::pg_catalog.int4, %s::pg_catalog.int4)',
+                                     ndd, sketch_column, banding.bands, banding.rows);
+        required := banding.required;
+        -- K - (bands - required) positions must agree, so must their low bits
+        summary := pg_catalog.format('%I.minhash_lowbits(t.%I)', ndd, sketch_column);
+        summary_type := 'pg_catalog.bytea';
+        close_enough := pg_catalog.format(
+            '%I.minhash_lowbits_agreement(x.summary, y.summary) OPERATOR(pg_catalog.>=) %s::pg_catalog.int4', ndd,
+            banding.bands * banding.rows - banding.bands + banding.required);
+        score := pg_catalog.format('%I.similarity(s.sa, s.sb), NULL::pg_catalog.int4', ndd);
+        keep := pg_catalog.format('%I.similarity(s.sa, s.sb) OPERATOR(pg_catalog.>=) %L::pg_catalog.float8',
+                                  ndd, banding.lower_threshold);
+        IF progress THEN
+            RAISE NOTICE 'ndd: % bands of % rows over %, at least % matching bands per candidate',
+                banding.bands, banding.rows, tbl, banding.required;
+        END IF;
+    END IF;
+
+    -- 1. which keys occur more than once
+    EXECUTE pg_catalog.format('SELECT pg_catalog.cardinality(%s) FROM %s t WHERE t.%I IS NOT NULL LIMIT 1',
+                              keys_of, tbl, sketch_column) INTO keys_per_row;
+    EXECUTE pg_catalog.format('SELECT %I.ndd_colliding_keys(%s, $1) FROM %s t WHERE t.%I IS NOT NULL',
+                              ndd, keys_of, tbl, sketch_column)
+        USING (SELECT GREATEST(c.reltuples, 0)::bigint * keys_per_row
+               FROM pg_catalog.pg_class c WHERE c.oid = tbl)
+        INTO collisions;
+    IF progress THEN
+        RAISE NOTICE 'ndd: 1/4 keys counted'
+            USING DETAIL = pg_catalog.format('%s so far', pg_catalog.clock_timestamp() - started);
+    END IF;
+
+    -- 2. the keys that may collide, with their rows
+    IF pg_catalog.to_regclass('pg_temp.ndd_pair_keys') IS NOT NULL THEN
+        DROP TABLE pg_temp.ndd_pair_keys;
+    END IF;
+    IF pg_catalog.to_regclass('pg_temp.ndd_pair_candidates') IS NOT NULL THEN
+        DROP TABLE pg_temp.ndd_pair_candidates;
+    END IF;
+    EXECUTE pg_catalog.format('CREATE TEMP TABLE ndd_pair_keys (id pg_catalog.int8, key pg_catalog.int8, summary %s)',
+                              summary_type);
+    EXECUTE pg_catalog.format($q$
+        INSERT INTO pg_temp.ndd_pair_keys (id, key, summary)
+        SELECT t.%2$I::pg_catalog.int8, c.key, %6$s
+        FROM %1$s t,
+             pg_catalog.unnest(%3$I.ndd_colliding(%4$s, $1, $2)) c(key)
+        WHERE t.%5$I IS NOT NULL$q$, tbl, id_column, ndd, keys_of, sketch_column, summary)
+        USING collisions, required - 1;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    ANALYZE pg_temp.ndd_pair_keys;
+    IF progress THEN
+        RAISE NOTICE 'ndd: 2/4 % keys may be shared', n
+            USING DETAIL = pg_catalog.format('%s so far', pg_catalog.clock_timestamp() - started);
+    END IF;
+
+    -- 3. rows that share a kept key, and whose summaries pass
+    CREATE TEMP TABLE ndd_pair_candidates (a pg_catalog.int8, b pg_catalog.int8);
+    EXECUTE pg_catalog.format($q$
+        INSERT INTO pg_temp.ndd_pair_candidates (a, b)
+        SELECT DISTINCT x.id, y.id
+        FROM pg_temp.ndd_pair_keys x
+        JOIN pg_temp.ndd_pair_keys y
+          ON y.key OPERATOR(pg_catalog.=) x.key AND y.id OPERATOR(pg_catalog.>) x.id
+        WHERE %s$q$, close_enough);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    DROP TABLE pg_temp.ndd_pair_keys;
+    ANALYZE pg_temp.ndd_pair_candidates;
+    IF progress THEN
+        RAISE NOTICE 'ndd: 3/4 % candidate pairs', n
+            USING DETAIL = pg_catalog.format('%s so far', pg_catalog.clock_timestamp() - started);
+    END IF;
+
+    -- 4. the candidates that qualify
+    q := pg_catalog.format($q$
+        SELECT c.a, c.b, v.similarity, v.distance
+        FROM pg_temp.ndd_pair_candidates c
+        JOIN %1$s ta ON ta.%2$I::pg_catalog.int8 OPERATOR(pg_catalog.=) c.a
+        JOIN %1$s tb ON tb.%2$I::pg_catalog.int8 OPERATOR(pg_catalog.=) c.b,
+        -- after the pair is joined, never as a filter of a ta x tb join
+        LATERAL (SELECT %4$s, %5$s FROM (SELECT ta.%3$I AS sa, tb.%3$I AS sb) s
+                 OFFSET 0) v(similarity, distance, qualifies)
+        WHERE v.qualifies$q$,
+        tbl, id_column, sketch_column, score, keep);
+    IF verify_column IS NOT NULL THEN
+        -- exact Jaccard of the texts, shingled as the sketches were (the
+        -- text form of a minhash names its unit and shingle size; simhash
+        -- candidates use jaccard()'s defaults)
+        q := pg_catalog.format($q$
+            WITH p(a, b, s, d) AS MATERIALIZED (%1$s)
+            SELECT p.a, p.b, v.j, p.d
+            FROM p
+            JOIN %3$s ta ON ta.%5$I::pg_catalog.int8 OPERATOR(pg_catalog.=) p.a
+            JOIN %3$s tb ON tb.%5$I::pg_catalog.int8 OPERATOR(pg_catalog.=) p.b,
+            -- once per pair, and only after the pair is joined (OFFSET 0
+            -- keeps the planner from copying the call into the filter)
+            LATERAL (SELECT %4$I.jaccard(ta.%2$I, tb.%2$I, $2, $3) AS j OFFSET 0) v
+            WHERE v.j OPERATOR(pg_catalog.>=) $1$q$,
+            q, verify_column, tbl, ndd, id_column);
+    END IF;
+    RETURN QUERY EXECUTE q USING t,
+        coalesce(pg_catalog.split_part(pg_catalog.split_part(probe, 'shingle_size=', 2), ',', 1)::int, 5),
+        coalesce(pg_catalog.split_part(pg_catalog.split_part(probe, 'unit=', 2), ',', 1), 'word');
+    GET DIAGNOSTICS n = ROW_COUNT;
+    DROP TABLE pg_temp.ndd_pair_candidates;
+    IF progress THEN
+        RAISE NOTICE 'ndd: 4/4 % pairs', n
+            USING DETAIL = pg_catalog.format('%s so far', pg_catalog.clock_timestamp() - started);
+    END IF;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION near_duplicate_clusters(tbl regclass, sketch_column name, id_column name,
+                                        threshold float8 DEFAULT NULL,
+                                        verify_column name DEFAULT NULL,
+                                        progress boolean DEFAULT false,
+                                        max_distance int DEFAULT NULL,
+                                        representative_order text DEFAULT NULL)
+RETURNS TABLE (id bigint, cluster_id bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+SET enable_nestloop = off
+AS $$
+DECLARE
+    ndd name := (SELECT n.nspname FROM pg_catalog.pg_extension e
+                 JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
+                 WHERE e.extname = 'ndd');
+    changed bigint;
+    rounds int := 0;
+    started timestamptz := pg_catalog.clock_timestamp();
+BEGIN
+    IF pg_catalog.to_regclass('pg_temp.ndd_cluster_edges') IS NOT NULL THEN
+        DROP TABLE pg_temp.ndd_cluster_edges;
+    END IF;
+    IF pg_catalog.to_regclass('pg_temp.ndd_cluster_labels') IS NOT NULL THEN
+        DROP TABLE pg_temp.ndd_cluster_labels;
+    END IF;
+    CREATE TEMP TABLE ndd_cluster_edges (x bigint, y bigint);
+    EXECUTE pg_catalog.format(
+        'INSERT INTO pg_temp.ndd_cluster_edges SELECT p.id_a, p.id_b FROM %I.near_duplicate_pairs($1, $2, $3, $4, $5, $6, $7) p', ndd)
+        USING tbl, sketch_column, id_column, threshold, verify_column, progress, max_distance;
+    INSERT INTO pg_temp.ndd_cluster_edges SELECT e.y, e.x FROM pg_temp.ndd_cluster_edges e;
+    CREATE INDEX ON pg_temp.ndd_cluster_edges (x);
+    CREATE TEMP TABLE ndd_cluster_labels AS
+        SELECT DISTINCT e.x AS id, e.x AS label FROM pg_temp.ndd_cluster_edges e;
+    CREATE UNIQUE INDEX ON pg_temp.ndd_cluster_labels (id);
+    ANALYZE pg_temp.ndd_cluster_edges, pg_temp.ndd_cluster_labels;
+    -- label propagation: each round a row takes the smallest label among
+    -- its neighbours, until no label changes
+    LOOP
+        UPDATE pg_temp.ndd_cluster_labels l SET label = m.label
+        FROM (SELECT e.x AS id, pg_catalog.min(n.label) AS label
+              FROM pg_temp.ndd_cluster_edges e
+              JOIN pg_temp.ndd_cluster_labels n ON n.id = e.y
+              GROUP BY e.x) m
+        WHERE m.id = l.id AND m.label < l.label;
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        rounds := rounds + 1;
+        EXIT WHEN changed = 0;
+    END LOOP;
+    IF progress THEN
+        RAISE NOTICE 'ndd: components settled after % rounds', rounds
+            USING DETAIL = pg_catalog.format('%s so far', pg_catalog.clock_timestamp() - started);
+    END IF;
+    IF representative_order IS NULL THEN
+        RETURN QUERY SELECT l.id, l.label FROM pg_temp.ndd_cluster_labels l;
+    ELSE
+        -- the order is the caller's SQL, run with the caller's rights and
+        -- search_path pg_catalog, pg_temp.  It ranks the clustered rows in a
+        -- query of their own, where it sees the table's columns and nothing
+        -- else (ties go to the smaller id).
+        RETURN QUERY EXECUTE pg_catalog.format($q$
+            SELECT l.id, pg_catalog.first_value(l.id) OVER (
+                PARTITION BY l.label ORDER BY r.rank)
+            FROM pg_temp.ndd_cluster_labels l
+            JOIN (SELECT t.%2$I::pg_catalog.int8 AS id,
+                         pg_catalog.row_number() OVER (ORDER BY %3$s, t.%2$I::pg_catalog.int8) AS rank
+                  FROM %1$s t
+                  WHERE EXISTS (SELECT FROM pg_temp.ndd_cluster_labels c
+                                WHERE c.id OPERATOR(pg_catalog.=) t.%2$I::pg_catalog.int8)) r
+              ON r.id OPERATOR(pg_catalog.=) l.id$q$,
+            tbl, id_column, representative_order);
+    END IF;
+    DROP TABLE pg_temp.ndd_cluster_edges, pg_temp.ndd_cluster_labels;
+END
+$$;
+

@@ -1,0 +1,104 @@
+# ALTER EXTENSION ndd UPDATE from 0.1: the catalog it leaves equals a fresh
+# install of the current version (every member object, its definition,
+# comment and privileges, as pg_dump --binary-upgrade writes them out), and
+# data written under 0.1 (sketches, indexes, a guarded table) answers the
+# same queries afterwards.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('upgrade');
+$node->init;
+$node->start;
+
+my $current = $node->safe_psql('postgres',
+	q{SELECT default_version FROM pg_available_extensions WHERE name = 'ndd'});
+my @versions = split /\n/, $node->safe_psql('postgres',
+	q{SELECT version FROM pg_available_extension_versions WHERE name = 'ndd' ORDER BY version});
+note "available: @versions; current: $current";
+
+# the extension's objects as pg_dump writes them, without what differs by
+# chance: the OIDs and frozen xids that binary-upgrade mode pins, and the
+# random key of \restrict
+sub catalog
+{
+	my ($db) = @_;
+	my $dump = `pg_dump -h '${\$node->host}' -p ${\$node->port} --schema-only --binary-upgrade '$db'`;
+	die "pg_dump $db failed" if $? != 0;
+	return join "\n", grep { !/binary_upgrade|For binary upgrade|^-- Dumped|^\\(un)?restrict |relfrozenxid|^$/ } split /\n/, $dump;
+}
+
+for my $from (grep { $_ ne $current } @versions)
+{
+	(my $tag = $from) =~ s/\W/_/g;
+	$node->safe_psql('postgres', "CREATE DATABASE fresh_$tag; CREATE DATABASE walked_$tag");
+	$node->safe_psql("fresh_$tag", 'CREATE EXTENSION ndd');
+	$node->safe_psql("walked_$tag", "CREATE EXTENSION ndd VERSION '$from'");
+	$node->safe_psql("walked_$tag", 'ALTER EXTENSION ndd UPDATE');
+	is($node->safe_psql("walked_$tag", q{SELECT extversion FROM pg_extension WHERE extname = 'ndd'}),
+		$current, "$from updates to $current");
+	my ($fresh, $walked) = (catalog("fresh_$tag"), catalog("walked_$tag"));
+	like($fresh, qr/CREATE FUNCTION public\.near_duplicate_pairs/, 'the dump holds the extension\'s members');
+	is($walked, $fresh, "a $from install updated to $current has the catalog of a fresh $current install");
+	if ($walked ne $fresh)
+	{
+		my $dir = PostgreSQL::Test::Utils::tempdir;
+		open my $a, '>', "$dir/fresh.sql";
+		print $a $fresh;
+		close $a;
+		open my $b, '>', "$dir/walked.sql";
+		print $b $walked;
+		close $b;
+		diag(`diff -u $dir/fresh.sql $dir/walked.sql | head -80`);
+	}
+}
+
+# Data written under 0.1 answers the same queries under the current version.
+$node->safe_psql('postgres', q{
+	CREATE DATABASE data;});
+$node->safe_psql('data', q{
+	CREATE EXTENSION ndd VERSION '0.1';
+	CREATE FUNCTION doc(family int, member int) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+		SELECT (SELECT string_agg('f' || family || 'w' || g, ' ') FROM generate_series(1, 60) g)
+		    || CASE WHEN member > 1 THEN ' extra' || member ELSE '' END $$;
+	CREATE TABLE docs (id bigint PRIMARY KEY, body text, sketch minhash, fp simhash);
+	INSERT INTO docs
+	SELECT f * 10 + m, doc(f, m), minhash_sketch(doc(f, m)), simhash(doc(f, m))
+	FROM generate_series(1, 30) f, generate_series(1, 5) m;
+	CREATE INDEX docs_sketch ON docs USING gin (sketch minhash_ops);
+	CREATE INDEX docs_fp ON docs USING gin (fp simhash_ops);
+	CREATE INDEX docs_fp_gist ON docs USING gist (fp simhash_ops);
+	CREATE TABLE guarded (id bigint PRIMARY KEY, sketch minhash);
+	CREATE INDEX ON guarded USING gin (sketch minhash_ops) WITH (fastupdate = off);
+	CREATE TRIGGER guard BEFORE INSERT OR UPDATE ON guarded
+		FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('sketch', '0.8');
+	INSERT INTO guarded VALUES (1, minhash_sketch(doc(1, 1)));});
+my $queries = q{
+	SET enable_seqscan = off;
+	SELECT array_agg(d.id ORDER BY d.id) FROM docs d WHERE d.sketch % minhash_sketch(doc(7, 1));
+	SELECT array_agg(d.id ORDER BY d.id) FROM docs d WHERE similar(d.sketch, minhash_sketch(doc(7, 1)), 0.9);
+	SELECT array_agg(d.id ORDER BY d.id) FROM docs d WHERE d.fp % simhash(doc(8, 3));
+	SELECT array_agg(s.id) FROM (SELECT d.id FROM docs d ORDER BY d.fp <-> simhash(doc(8, 3)), d.id LIMIT 4) s;
+	RESET enable_seqscan;
+	SELECT count(*), sum(p.id_a * p.id_b) FROM near_duplicate_pairs('docs', 'sketch', 'id') p;
+	SELECT count(*), sum(p.id_a * p.id_b) FROM near_duplicate_pairs('docs', 'fp', 'id', max_distance => 4) p;
+	SELECT count(DISTINCT c.cluster_id) FROM near_duplicate_clusters('docs', 'sketch', 'id') c;
+	SELECT md5(string_agg(d.sketch::text || d.fp::text, ',' ORDER BY d.id)) FROM docs d;
+};
+my $before = $node->safe_psql('data', $queries);
+$node->safe_psql('data', 'ALTER EXTENSION ndd UPDATE');
+my $after = $node->safe_psql('data', $queries);
+is($after, $before, 'sketches, indexes and discovery written under 0.1 answer the same after the update');
+like($before, qr/\{71,72,73,74,75\}/, 'and those answers find the planted near-duplicates');
+is($node->safe_psql('data', q{SELECT minhash_sketch(doc(3, 2))::text = (SELECT sketch::text FROM docs WHERE id = 32)}),
+	't', 'a sketch made now equals the one stored under 0.1');
+my ($ret, $out, $err) = $node->psql('data', 'INSERT INTO guarded VALUES (2, minhash_sketch(doc(1, 2)))');
+like($err, qr/near-duplicate of an existing row.*Key \(id\)=\(1\)/s, 'the guard set up under 0.1 still rejects');
+$node->safe_psql('data', 'CREATE ROLE stranger');
+($ret, $out, $err) = $node->psql('data', 'SET ROLE stranger; SELECT count(*) FROM ndd_near_duplicate_locks');
+like($err, qr/permission denied/, 'and its token table is no longer open to every role');
+
+$node->stop;
+done_testing();

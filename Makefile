@@ -23,10 +23,11 @@ DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 PGFILEDESC = "ndd - near-duplicate detection"
 
 REGRESS = shingle minhash minhash_accuracy agg minhash_gin trigger guard pairs names simhash simhash_gin simhash_gist
-REGRESS_OPTS = --load-extension=ndd
+REGRESS_OPTS = --inputdir=test --load-extension=ndd
 ISOLATION = near_duplicate_race
-ISOLATION_OPTS = --load-extension=ndd
+ISOLATION_OPTS = --inputdir=test --load-extension=ndd
 TAP_TESTS = 1
+PROVE_TESTS = test/t/*.pl
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)

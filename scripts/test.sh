@@ -55,12 +55,12 @@ run_suite regress ISOLATION= TAP_TESTS=
 for enc in LATIN1 SQL_ASCII; do
 	name=encoding_$(echo "$enc" | tr '[:upper:]' '[:lower:]')
 	run_suite "$name" REGRESS="$name" ISOLATION= TAP_TESTS= \
-		REGRESS_OPTS="--load-extension=ndd --encoding=$enc --no-locale"
+		REGRESS_OPTS="--inputdir=test --load-extension=ndd --encoding=$enc --no-locale"
 done
 if grep -qE '^ISOLATION *=' "$work/Makefile"; then
 	run_suite isolation REGRESS= TAP_TESTS=
 fi
-if ls "$work"/t/*.pl >/dev/null 2>&1; then
+if ls "$work"/test/t/*.pl >/dev/null 2>&1; then
 	run_suite tap REGRESS= ISOLATION= PROVE_FLAGS=-v
 fi
 

@@ -322,3 +322,58 @@ BEGIN
 END
 $$;
 
+--------------------------------------------------------------------------
+-- Comments brought up to date, and internal helpers marked as such
+--------------------------------------------------------------------------
+
+COMMENT ON FUNCTION minhash_union_transfn(minhash, minhash) IS
+'internal: minhash_union transition and combine: sketch of the union of the sets of two sketches';
+COMMENT ON FUNCTION minhash_similar_support(internal) IS
+'internal: planner support for similar(), which turns it into an index condition';
+COMMENT ON FUNCTION gin_extract_value_minhash(minhash, internal) IS 'internal, GIN support: band keys of an indexed sketch';
+COMMENT ON FUNCTION gin_extract_query_minhash(minhash, internal, int2, internal, internal, internal, internal) IS 'internal, GIN support: band keys of a query';
+COMMENT ON FUNCTION gin_minhash_consistent(internal, int2, minhash, int4, internal, internal, internal, internal) IS 'internal, GIN support: enough matching bands?';
+COMMENT ON FUNCTION gin_minhash_triconsistent(internal, int2, minhash, int4, internal, internal, internal) IS 'internal, GIN support: enough matching bands, ternary';
+COMMENT ON FUNCTION gin_minhash_options(internal) IS 'internal, GIN support: options of minhash_ops';
+COMMENT ON FUNCTION simhash_matchsel(internal, oid, internal, int) IS
+'internal: restriction selectivity of simhash % simhash';
+COMMENT ON FUNCTION simhash_matchjoinsel(internal, oid, internal, int2, internal) IS
+'internal: join selectivity of simhash % simhash';
+COMMENT ON FUNCTION gin_extract_value_simhash(simhash, internal, internal) IS
+'internal, GIN support: the block keys of a fingerprint';
+COMMENT ON FUNCTION gin_extract_query_simhash(simhash, internal, int2, internal, internal, internal, internal) IS
+'internal, GIN support: the block keys of a query and how many must match';
+COMMENT ON FUNCTION gin_simhash_consistent(internal, int2, simhash, int4, internal, internal, internal, internal) IS
+'internal, GIN support: does a row share enough blocks with the query';
+COMMENT ON FUNCTION gin_simhash_triconsistent(internal, int2, simhash, int4, internal, internal, internal) IS
+'internal, GIN support: ternary form of gin_simhash_consistent';
+COMMENT ON FUNCTION gin_simhash_options(internal) IS
+'internal, GIN support: the max_distance and keys options';
+COMMENT ON FUNCTION gsimhash_in(cstring) IS 'internal: gsimhash input, not accepted';
+COMMENT ON FUNCTION gsimhash_out(gsimhash) IS 'internal: gsimhash output, bits/mask in hex';
+COMMENT ON FUNCTION gsimhash_consistent(internal, simhash, int2, oid, internal) IS
+'internal, GiST support: can a subtree hold a fingerprint within the threshold';
+COMMENT ON FUNCTION gsimhash_distance(internal, simhash, int2, oid, internal) IS
+'internal, GiST support: lower bound of the Hamming distance to a subtree';
+COMMENT ON FUNCTION gsimhash_compress(internal) IS 'internal, GiST support: a fingerprint as a key';
+COMMENT ON FUNCTION gsimhash_fetch(internal) IS 'internal, GiST support: the fingerprint of a leaf key';
+COMMENT ON FUNCTION gsimhash_union(internal, internal) IS 'internal, GiST support: bits shared by all keys';
+COMMENT ON FUNCTION gsimhash_same(gsimhash, gsimhash, internal) IS 'internal, GiST support: are two keys equal';
+COMMENT ON FUNCTION gsimhash_penalty(internal, internal, internal) IS 'internal, GiST support: shared bits lost by an insertion';
+COMMENT ON FUNCTION gsimhash_picksplit(internal, internal) IS 'internal, GiST support: split a page on its most even bit';
+COMMENT ON FUNCTION gsimhash_sortsupport(internal) IS 'internal, GiST support: sorted build by value';
+COMMENT ON FUNCTION ndd_reject_near_duplicates() IS
+'BEFORE INSERT OR UPDATE trigger: rejects (or skips) rows whose minhash sketch or simhash fingerprint is a near-duplicate of an existing row; arguments: sketch column [, threshold or distance [, error|skip [, text column to verify with]]]';
+COMMENT ON FUNCTION minhash_in(cstring) IS 'internal: minhash text input';
+COMMENT ON FUNCTION minhash_out(minhash) IS 'internal: minhash text output';
+COMMENT ON FUNCTION minhash_recv(internal) IS 'internal: minhash binary input';
+COMMENT ON FUNCTION minhash_send(minhash) IS 'internal: minhash binary output';
+COMMENT ON FUNCTION simhash_in(cstring) IS 'internal: simhash text input';
+COMMENT ON FUNCTION simhash_out(simhash) IS 'internal: simhash text output';
+COMMENT ON FUNCTION simhash_recv(internal) IS 'internal: simhash binary input';
+COMMENT ON FUNCTION simhash_send(simhash) IS 'internal: simhash binary output';
+COMMENT ON FUNCTION ndd_colliding_keys_transfn(internal, bigint[], bigint) IS 'internal: ndd_colliding_keys transition';
+COMMENT ON FUNCTION ndd_colliding_keys_combinefn(internal, internal) IS 'internal: ndd_colliding_keys combine (parallel)';
+COMMENT ON FUNCTION ndd_colliding_keys_serialfn(internal) IS 'internal: ndd_colliding_keys state to bytea (parallel)';
+COMMENT ON FUNCTION ndd_colliding_keys_deserialfn(bytea, internal) IS 'internal: ndd_colliding_keys state from bytea (parallel)';
+COMMENT ON FUNCTION ndd_colliding_keys_finalfn(internal) IS 'internal: ndd_colliding_keys result';

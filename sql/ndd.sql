@@ -4,7 +4,7 @@
 \echo Use "CREATE EXTENSION ndd" to load this file. \quit
 
 --------------------------------------------------------------------------
--- Shingles and exact resemblance
+-- Text and shingles: what every sketch sees, and exact resemblance
 --------------------------------------------------------------------------
 
 CREATE FUNCTION show_shingles(doc text, shingle_size int DEFAULT 5,
@@ -43,6 +43,14 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION jaccard(bigint[], bigint[]) IS
 'exact Jaccard resemblance of two sets of integers';
 
+CREATE FUNCTION ndd_fingerprint(doc text, strip_html boolean DEFAULT false)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'ndd_fingerprint'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
+
+COMMENT ON FUNCTION ndd_fingerprint(text, boolean) IS
+'64-bit hash of the normalised words of a document: exact duplicates up to case, punctuation, whitespace (and markup)';
+
 --------------------------------------------------------------------------
 -- The minhash type
 --------------------------------------------------------------------------
@@ -60,6 +68,11 @@ AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION minhash_send(minhash) RETURNS bytea
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION minhash_in(cstring) IS 'internal: minhash text input';
+COMMENT ON FUNCTION minhash_out(minhash) IS 'internal: minhash text output';
+COMMENT ON FUNCTION minhash_recv(internal) IS 'internal: minhash binary input';
+COMMENT ON FUNCTION minhash_send(minhash) IS 'internal: minhash binary output';
 
 -- The values are random bits: compression cannot shrink them.
 CREATE TYPE minhash (
@@ -159,9 +172,7 @@ CREATE OPERATOR <-> (
 COMMENT ON OPERATOR <->(minhash, minhash) IS
 'distance: 1 - similarity';
 
---------------------------------------------------------------------------
--- Aggregates
---------------------------------------------------------------------------
+-- minhash_union: the sketch of a union
 
 CREATE FUNCTION minhash_union_transfn(minhash, minhash)
 RETURNS minhash
@@ -169,7 +180,7 @@ AS 'MODULE_PATHNAME', 'minhash_union_transfn'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION minhash_union_transfn(minhash, minhash) IS
-'sketch of the union of the sets of two sketches';
+'internal: minhash_union transition and combine: sketch of the union of the sets of two sketches';
 
 CREATE AGGREGATE minhash_union(minhash) (
     SFUNC = minhash_union_transfn,
@@ -181,9 +192,7 @@ CREATE AGGREGATE minhash_union(minhash) (
 COMMENT ON AGGREGATE minhash_union(minhash) IS
 'sketch of the union of the sets of all input sketches';
 
---------------------------------------------------------------------------
--- LSH banding: bucket-table helper, S-curve helpers
---------------------------------------------------------------------------
+-- LSH banding: the bucket-table helper and the S-curve
 
 CREATE FUNCTION minhash_bands(sketch minhash, bands int, rows int)
 RETURNS TABLE (band int, key bigint)
@@ -237,9 +246,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION lsh_params(float8, int, float8, float8) IS
 'banding that minimises the weighted false positive and false negative areas of the S-curve';
 
---------------------------------------------------------------------------
--- A threshold passed as a value
---------------------------------------------------------------------------
+-- A threshold passed as a value: % (minhash, minhash_query) and similar()
 
 CREATE TYPE minhash_query AS (sketch minhash, threshold float8);
 
@@ -271,7 +278,7 @@ AS 'MODULE_PATHNAME', 'minhash_similar_support'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION minhash_similar_support(internal) IS
-'planner support for similar(): turns it into an index condition';
+'internal: planner support for similar(), which turns it into an index condition';
 
 CREATE FUNCTION similar(a minhash, b minhash, threshold float8)
 RETURNS bool
@@ -283,7 +290,7 @@ COMMENT ON FUNCTION similar(minhash, minhash, float8) IS
 'true when similarity(a, b) >= threshold; uses minhash_ops indexes';
 
 --------------------------------------------------------------------------
--- GIN operator class: LSH bands, exact by pigeonhole
+-- The minhash index: GIN operator class minhash_ops (LSH bands, exact by pigeonhole)
 --------------------------------------------------------------------------
 
 CREATE FUNCTION gin_extract_value_minhash(minhash, internal)
@@ -306,11 +313,11 @@ CREATE FUNCTION gin_minhash_options(internal)
 RETURNS void
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-COMMENT ON FUNCTION gin_extract_value_minhash(minhash, internal) IS 'GIN support: band keys of an indexed sketch';
-COMMENT ON FUNCTION gin_extract_query_minhash(minhash, internal, int2, internal, internal, internal, internal) IS 'GIN support: band keys of a query';
-COMMENT ON FUNCTION gin_minhash_consistent(internal, int2, minhash, int4, internal, internal, internal, internal) IS 'GIN support: enough matching bands?';
-COMMENT ON FUNCTION gin_minhash_triconsistent(internal, int2, minhash, int4, internal, internal, internal) IS 'GIN support: enough matching bands, ternary';
-COMMENT ON FUNCTION gin_minhash_options(internal) IS 'GIN support: options of minhash_ops';
+COMMENT ON FUNCTION gin_extract_value_minhash(minhash, internal) IS 'internal, GIN support: band keys of an indexed sketch';
+COMMENT ON FUNCTION gin_extract_query_minhash(minhash, internal, int2, internal, internal, internal, internal) IS 'internal, GIN support: band keys of a query';
+COMMENT ON FUNCTION gin_minhash_consistent(internal, int2, minhash, int4, internal, internal, internal, internal) IS 'internal, GIN support: enough matching bands?';
+COMMENT ON FUNCTION gin_minhash_triconsistent(internal, int2, minhash, int4, internal, internal, internal) IS 'internal, GIN support: enough matching bands, ternary';
+COMMENT ON FUNCTION gin_minhash_options(internal) IS 'internal, GIN support: options of minhash_ops';
 
 CREATE OPERATOR CLASS minhash_ops
 FOR TYPE minhash USING gin AS
@@ -328,75 +335,8 @@ COMMENT ON OPERATOR CLASS minhash_ops USING gin IS
 'LSH band keys of minhash sketches; exact for thresholds the banding can serve';
 
 --------------------------------------------------------------------------
--- Rejecting near-duplicate inserts
+-- The simhash type
 --------------------------------------------------------------------------
-
--- Tokens that concurrent inserters of near-duplicates both claim (see
--- src/trigger.c).  Granted to nobody: the trigger claims a table's tokens as
--- this table's owner, keyed by the guarded table, so only roles that write
--- that table can make each other wait, and no role can read, lock or fill it.
-CREATE TABLE ndd_near_duplicate_locks (
-    relid oid NOT NULL,
-    token int4 NOT NULL,
-    claims int8 NOT NULL DEFAULT 0,
-    PRIMARY KEY (relid, token)
-);
-
-REVOKE ALL ON ndd_near_duplicate_locks FROM PUBLIC;
-
-COMMENT ON TABLE ndd_near_duplicate_locks IS
-'internal: tokens claimed by ndd_reject_near_duplicates so that concurrent near-duplicate inserts serialize; at most 65536 rows per guarded table';
-
--- A dropped table's tokens go with it, so the token table stays bounded by
--- the guarded tables that exist.
-CREATE FUNCTION ndd_forget_dropped_tables()
-RETURNS event_trigger
-LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    locks text := (SELECT pg_catalog.format('%I.ndd_near_duplicate_locks', n.nspname)
-                   FROM pg_catalog.pg_extension e
-                   JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace
-                   WHERE e.extname OPERATOR(pg_catalog.=) 'ndd'::pg_catalog.name);
-BEGIN
-    IF locks IS NULL OR pg_catalog.to_regclass(locks) IS NULL THEN
-        RETURN;     -- ndd itself is being dropped
-    END IF;
-    EXECUTE pg_catalog.format($q$
-        DELETE FROM %s l
-        USING pg_catalog.pg_event_trigger_dropped_objects() d
-        WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
-          AND d.objsubid OPERATOR(pg_catalog.=) 0
-          AND l.relid OPERATOR(pg_catalog.=) d.objid$q$, locks);
-END
-$$;
-
-REVOKE ALL ON FUNCTION ndd_forget_dropped_tables() FROM PUBLIC;
-
-COMMENT ON FUNCTION ndd_forget_dropped_tables() IS
-'internal: event trigger that forgets the near-duplicate tokens of dropped tables';
-
-CREATE EVENT TRIGGER ndd_forget_dropped_tables ON sql_drop
-    EXECUTE FUNCTION ndd_forget_dropped_tables();
-
-CREATE FUNCTION ndd_reject_near_duplicates()
-RETURNS trigger
-AS 'MODULE_PATHNAME', 'ndd_reject_near_duplicates'
-LANGUAGE C;
-
-COMMENT ON FUNCTION ndd_reject_near_duplicates() IS
-'BEFORE INSERT OR UPDATE trigger: rejects (or skips) rows whose minhash sketch is a near-duplicate of an existing row; arguments: sketch column, threshold, error|skip';
-
-CREATE FUNCTION ndd_fingerprint(doc text, strip_html boolean DEFAULT false)
-RETURNS bigint
-AS 'MODULE_PATHNAME', 'ndd_fingerprint'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
-
-COMMENT ON FUNCTION ndd_fingerprint(text, boolean) IS
-'64-bit hash of the normalised words of a document: exact duplicates up to case, punctuation, whitespace (and markup)';
-
--- simhash (issue 3) --------------------------------------------------
 
 CREATE TYPE simhash;
 
@@ -411,6 +351,11 @@ AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION simhash_send(simhash) RETURNS bytea
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION simhash_in(cstring) IS 'internal: simhash text input';
+COMMENT ON FUNCTION simhash_out(simhash) IS 'internal: simhash text output';
+COMMENT ON FUNCTION simhash_recv(internal) IS 'internal: simhash binary input';
+COMMENT ON FUNCTION simhash_send(simhash) IS 'internal: simhash binary output';
 
 CREATE TYPE simhash (
     INPUT = simhash_in,
@@ -553,7 +498,7 @@ AS 'MODULE_PATHNAME', 'simhash_matchsel'
 LANGUAGE C STABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION simhash_matchsel(internal, oid, internal, int) IS
-'restriction selectivity of simhash % simhash';
+'internal: restriction selectivity of simhash % simhash';
 
 CREATE FUNCTION simhash_matchjoinsel(internal, oid, internal, int2, internal)
 RETURNS float8
@@ -561,7 +506,7 @@ AS 'MODULE_PATHNAME', 'simhash_matchjoinsel'
 LANGUAGE C STABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION simhash_matchjoinsel(internal, oid, internal, int2, internal) IS
-'join selectivity of simhash % simhash';
+'internal: join selectivity of simhash % simhash';
 
 CREATE OPERATOR % (
     LEFTARG = simhash,
@@ -678,6 +623,10 @@ DEFAULT FOR TYPE simhash USING hash AS
 COMMENT ON OPERATOR CLASS simhash_ops USING hash IS
 'hash joins and hash aggregation of simhash values';
 
+--------------------------------------------------------------------------
+-- The simhash indexes
+--------------------------------------------------------------------------
+
 -- GIN: block keys (Manku et al.), simhash_ops(max_distance = 0 .. 6, keys = pairs | blocks)
 CREATE FUNCTION gin_extract_value_simhash(simhash, internal, internal)
 RETURNS internal
@@ -700,15 +649,15 @@ RETURNS void
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION gin_extract_value_simhash(simhash, internal, internal) IS
-'GIN support: the block keys of a fingerprint';
+'internal, GIN support: the block keys of a fingerprint';
 COMMENT ON FUNCTION gin_extract_query_simhash(simhash, internal, int2, internal, internal, internal, internal) IS
-'GIN support: the block keys of a query and how many must match';
+'internal, GIN support: the block keys of a query and how many must match';
 COMMENT ON FUNCTION gin_simhash_consistent(internal, int2, simhash, int4, internal, internal, internal, internal) IS
-'GIN support: does a row share enough blocks with the query';
+'internal, GIN support: does a row share enough blocks with the query';
 COMMENT ON FUNCTION gin_simhash_triconsistent(internal, int2, simhash, int4, internal, internal, internal) IS
-'GIN support: ternary form of gin_simhash_consistent';
+'internal, GIN support: ternary form of gin_simhash_consistent';
 COMMENT ON FUNCTION gin_simhash_options(internal) IS
-'GIN support: the max_distance and keys options';
+'internal, GIN support: the max_distance and keys options';
 
 CREATE OPERATOR CLASS simhash_ops
 DEFAULT FOR TYPE simhash USING gin AS
@@ -780,19 +729,19 @@ CREATE FUNCTION gsimhash_sortsupport(internal)
 RETURNS void
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
-COMMENT ON FUNCTION gsimhash_in(cstring) IS 'gsimhash input: not accepted';
-COMMENT ON FUNCTION gsimhash_out(gsimhash) IS 'gsimhash output: bits/mask in hex';
+COMMENT ON FUNCTION gsimhash_in(cstring) IS 'internal: gsimhash input, not accepted';
+COMMENT ON FUNCTION gsimhash_out(gsimhash) IS 'internal: gsimhash output, bits/mask in hex';
 COMMENT ON FUNCTION gsimhash_consistent(internal, simhash, int2, oid, internal) IS
-'GiST support: can a subtree hold a fingerprint within the threshold';
+'internal, GiST support: can a subtree hold a fingerprint within the threshold';
 COMMENT ON FUNCTION gsimhash_distance(internal, simhash, int2, oid, internal) IS
-'GiST support: lower bound of the Hamming distance to a subtree';
-COMMENT ON FUNCTION gsimhash_compress(internal) IS 'GiST support: a fingerprint as a key';
-COMMENT ON FUNCTION gsimhash_fetch(internal) IS 'GiST support: the fingerprint of a leaf key';
-COMMENT ON FUNCTION gsimhash_union(internal, internal) IS 'GiST support: bits shared by all keys';
-COMMENT ON FUNCTION gsimhash_same(gsimhash, gsimhash, internal) IS 'GiST support: are two keys equal';
-COMMENT ON FUNCTION gsimhash_penalty(internal, internal, internal) IS 'GiST support: shared bits lost by an insertion';
-COMMENT ON FUNCTION gsimhash_picksplit(internal, internal) IS 'GiST support: split a page on its most even bit';
-COMMENT ON FUNCTION gsimhash_sortsupport(internal) IS 'GiST support: sorted build by value';
+'internal, GiST support: lower bound of the Hamming distance to a subtree';
+COMMENT ON FUNCTION gsimhash_compress(internal) IS 'internal, GiST support: a fingerprint as a key';
+COMMENT ON FUNCTION gsimhash_fetch(internal) IS 'internal, GiST support: the fingerprint of a leaf key';
+COMMENT ON FUNCTION gsimhash_union(internal, internal) IS 'internal, GiST support: bits shared by all keys';
+COMMENT ON FUNCTION gsimhash_same(gsimhash, gsimhash, internal) IS 'internal, GiST support: are two keys equal';
+COMMENT ON FUNCTION gsimhash_penalty(internal, internal, internal) IS 'internal, GiST support: shared bits lost by an insertion';
+COMMENT ON FUNCTION gsimhash_picksplit(internal, internal) IS 'internal, GiST support: split a page on its most even bit';
+COMMENT ON FUNCTION gsimhash_sortsupport(internal) IS 'internal, GiST support: sorted build by value';
 
 CREATE OPERATOR CLASS simhash_ops
 DEFAULT FOR TYPE simhash USING gist AS
@@ -863,6 +812,12 @@ AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
 CREATE FUNCTION ndd_colliding_keys_finalfn(internal)
 RETURNS bytea
 AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+
+COMMENT ON FUNCTION ndd_colliding_keys_transfn(internal, bigint[], bigint) IS 'internal: ndd_colliding_keys transition';
+COMMENT ON FUNCTION ndd_colliding_keys_combinefn(internal, internal) IS 'internal: ndd_colliding_keys combine (parallel)';
+COMMENT ON FUNCTION ndd_colliding_keys_serialfn(internal) IS 'internal: ndd_colliding_keys state to bytea (parallel)';
+COMMENT ON FUNCTION ndd_colliding_keys_deserialfn(bytea, internal) IS 'internal: ndd_colliding_keys state from bytea (parallel)';
+COMMENT ON FUNCTION ndd_colliding_keys_finalfn(internal) IS 'internal: ndd_colliding_keys result';
 
 CREATE AGGREGATE ndd_colliding_keys(keys bigint[], expected_keys bigint) (
     SFUNC = ndd_colliding_keys_transfn,
@@ -1180,3 +1135,64 @@ $$;
 
 COMMENT ON FUNCTION near_duplicate_clusters(regclass, name, name, float8, name, boolean, int, text) IS
 'connected components of near_duplicate_pairs: (id, cluster_id), cluster_id being the representative row (first by representative_order, else the smallest id)';
+
+--------------------------------------------------------------------------
+-- The insert guard: rejecting near-duplicate inserts
+--------------------------------------------------------------------------
+
+-- Tokens that concurrent inserters of near-duplicates both claim (see
+-- src/trigger.c).  Granted to nobody: the trigger claims a table's tokens as
+-- this table's owner, keyed by the guarded table, so only roles that write
+-- that table can make each other wait, and no role can read, lock or fill it.
+CREATE TABLE ndd_near_duplicate_locks (
+    relid oid NOT NULL,
+    token int4 NOT NULL,
+    claims int8 NOT NULL DEFAULT 0,
+    PRIMARY KEY (relid, token)
+);
+
+REVOKE ALL ON ndd_near_duplicate_locks FROM PUBLIC;
+
+COMMENT ON TABLE ndd_near_duplicate_locks IS
+'internal: tokens claimed by ndd_reject_near_duplicates so that concurrent near-duplicate inserts serialize; at most 65536 rows per guarded table';
+
+-- A dropped table's tokens go with it, so the token table stays bounded by
+-- the guarded tables that exist.
+CREATE FUNCTION ndd_forget_dropped_tables()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    locks text := (SELECT pg_catalog.format('%I.ndd_near_duplicate_locks', n.nspname)
+                   FROM pg_catalog.pg_extension e
+                   JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace
+                   WHERE e.extname OPERATOR(pg_catalog.=) 'ndd'::pg_catalog.name);
+BEGIN
+    IF locks IS NULL OR pg_catalog.to_regclass(locks) IS NULL THEN
+        RETURN;     -- ndd itself is being dropped
+    END IF;
+    EXECUTE pg_catalog.format($q$
+        DELETE FROM %s l
+        USING pg_catalog.pg_event_trigger_dropped_objects() d
+        WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+          AND d.objsubid OPERATOR(pg_catalog.=) 0
+          AND l.relid OPERATOR(pg_catalog.=) d.objid$q$, locks);
+END
+$$;
+
+REVOKE ALL ON FUNCTION ndd_forget_dropped_tables() FROM PUBLIC;
+
+COMMENT ON FUNCTION ndd_forget_dropped_tables() IS
+'internal: event trigger that forgets the near-duplicate tokens of dropped tables';
+
+CREATE EVENT TRIGGER ndd_forget_dropped_tables ON sql_drop
+    EXECUTE FUNCTION ndd_forget_dropped_tables();
+
+CREATE FUNCTION ndd_reject_near_duplicates()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'ndd_reject_near_duplicates'
+LANGUAGE C;
+
+COMMENT ON FUNCTION ndd_reject_near_duplicates() IS
+'BEFORE INSERT OR UPDATE trigger: rejects (or skips) rows whose minhash sketch or simhash fingerprint is a near-duplicate of an existing row; arguments: sketch column [, threshold or distance [, error|skip [, text column to verify with]]]';

@@ -51,8 +51,20 @@ CREATE EVENT TRIGGER ndd_forget_dropped_tables ON sql_drop
     EXECUTE FUNCTION ndd_forget_dropped_tables();
 
 --------------------------------------------------------------------------
+-- minhash_settings returns the settings as columns, not as text
+--------------------------------------------------------------------------
+
+DROP FUNCTION minhash_settings(minhash);
+
+CREATE FUNCTION minhash_settings(sketch minhash, OUT num_perm int, OUT unit text,
+                                 OUT shingle_size int, OUT seed int)
+RETURNS record
+AS 'MODULE_PATHNAME', 'minhash_settings_record'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+--------------------------------------------------------------------------
 -- Discovery: search_path pinned, every name qualified, literals typed, no
--- alias a column name can capture
+-- alias a column name can capture; settings from minhash_settings
 --------------------------------------------------------------------------
 
 CREATE OR REPLACE FUNCTION near_duplicate_pairs(tbl regclass, sketch_column name, id_column name,
@@ -76,7 +88,9 @@ DECLARE
     -- the GUCs exist once the library is loaded (defaults as in ndd.h)
     t float8 := coalesce(threshold, pg_catalog.current_setting('ndd.similarity_threshold', true)::float8, 0.8);
     k int := coalesce(max_distance, pg_catalog.current_setting('ndd.hamming_threshold', true)::int, 3);
-    probe text;
+    probe text;             -- a sketch of the column, as text
+    shingle_size int;       -- how verify_column's texts are shingled: as the sketches were
+    unit text;
     banding record;
     keys_of text;           -- the bucket keys of row t, as an SQL expression
     keys_per_row int;
@@ -220,9 +234,8 @@ BEGIN
         WHERE v.qualifies$q$,
         tbl, id_column, sketch_column, score, keep);
     IF verify_column IS NOT NULL THEN
-        -- exact Jaccard of the texts, shingled as the sketches were (the
-        -- text form of a minhash names its unit and shingle size; simhash
-        -- candidates use jaccard()'s defaults)
+        -- exact Jaccard of the texts, shingled as the sketches were
+        -- (minhash_settings; simhash candidates use jaccard()'s defaults)
         q := pg_catalog.format($q$
             WITH p(a, b, s, d) AS MATERIALIZED (%1$s)
             SELECT p.a, p.b, v.j, p.d
@@ -235,9 +248,11 @@ BEGIN
             WHERE v.j OPERATOR(pg_catalog.>=) $1$q$,
             q, verify_column, tbl, ndd, id_column);
     END IF;
-    RETURN QUERY EXECUTE q USING t,
-        coalesce(pg_catalog.split_part(pg_catalog.split_part(probe, 'shingle_size=', 2), ',', 1)::int, 5),
-        coalesce(pg_catalog.split_part(pg_catalog.split_part(probe, 'unit=', 2), ',', 1), 'word');
+    IF probe IS NOT NULL THEN
+        EXECUTE pg_catalog.format('SELECT m.shingle_size, m.unit FROM %I.minhash_settings($1::%I.minhash) m', ndd, ndd)
+            USING probe INTO shingle_size, unit;
+    END IF;
+    RETURN QUERY EXECUTE q USING t, coalesce(shingle_size, 5), coalesce(unit, 'word');
     GET DIAGNOSTICS n = ROW_COUNT;
     DROP TABLE pg_temp.ndd_pair_candidates;
     IF progress THEN
@@ -326,6 +341,8 @@ $$;
 -- Comments brought up to date, and internal helpers marked as such
 --------------------------------------------------------------------------
 
+COMMENT ON FUNCTION minhash_settings(minhash) IS
+'how a minhash sketch was made: num_perm, unit (word, char, text or bigint), shingle_size, seed';
 COMMENT ON FUNCTION minhash_union_transfn(minhash, minhash) IS
 'internal: minhash_union transition and combine: sketch of the union of the sets of two sketches';
 COMMENT ON FUNCTION minhash_similar_support(internal) IS

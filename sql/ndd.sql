@@ -118,13 +118,14 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 10;
 COMMENT ON FUNCTION minhash_sketch(bigint[], int, int) IS
 'minhash sketch of a set of integers';
 
-CREATE FUNCTION minhash_settings(sketch minhash)
-RETURNS text
-AS 'MODULE_PATHNAME', 'minhash_settings'
+CREATE FUNCTION minhash_settings(sketch minhash, OUT num_perm int, OUT unit text,
+                                 OUT shingle_size int, OUT seed int)
+RETURNS record
+AS 'MODULE_PATHNAME', 'minhash_settings_record'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION minhash_settings(minhash) IS
-'how a minhash sketch was made: num_perm, unit, shingle_size, seed';
+'how a minhash sketch was made: num_perm, unit (word, char, text or bigint), shingle_size, seed';
 
 CREATE FUNCTION similarity(minhash, minhash)
 RETURNS float8
@@ -880,7 +881,9 @@ DECLARE
     -- the GUCs exist once the library is loaded (defaults as in ndd.h)
     t float8 := coalesce(threshold, pg_catalog.current_setting('ndd.similarity_threshold', true)::float8, 0.8);
     k int := coalesce(max_distance, pg_catalog.current_setting('ndd.hamming_threshold', true)::int, 3);
-    probe text;
+    probe text;             -- a sketch of the column, as text
+    shingle_size int;       -- how verify_column's texts are shingled: as the sketches were
+    unit text;
     banding record;
     keys_of text;           -- the bucket keys of row t, as an SQL expression
     keys_per_row int;
@@ -1024,9 +1027,8 @@ BEGIN
         WHERE v.qualifies$q$,
         tbl, id_column, sketch_column, score, keep);
     IF verify_column IS NOT NULL THEN
-        -- exact Jaccard of the texts, shingled as the sketches were (the
-        -- text form of a minhash names its unit and shingle size; simhash
-        -- candidates use jaccard()'s defaults)
+        -- exact Jaccard of the texts, shingled as the sketches were
+        -- (minhash_settings; simhash candidates use jaccard()'s defaults)
         q := pg_catalog.format($q$
             WITH p(a, b, s, d) AS MATERIALIZED (%1$s)
             SELECT p.a, p.b, v.j, p.d
@@ -1039,9 +1041,11 @@ BEGIN
             WHERE v.j OPERATOR(pg_catalog.>=) $1$q$,
             q, verify_column, tbl, ndd, id_column);
     END IF;
-    RETURN QUERY EXECUTE q USING t,
-        coalesce(pg_catalog.split_part(pg_catalog.split_part(probe, 'shingle_size=', 2), ',', 1)::int, 5),
-        coalesce(pg_catalog.split_part(pg_catalog.split_part(probe, 'unit=', 2), ',', 1), 'word');
+    IF probe IS NOT NULL THEN
+        EXECUTE pg_catalog.format('SELECT m.shingle_size, m.unit FROM %I.minhash_settings($1::%I.minhash) m', ndd, ndd)
+            USING probe INTO shingle_size, unit;
+    END IF;
+    RETURN QUERY EXECUTE q USING t, coalesce(shingle_size, 5), coalesce(unit, 'word');
     GET DIAGNOSTICS n = ROW_COUNT;
     DROP TABLE pg_temp.ndd_pair_candidates;
     IF progress THEN

@@ -28,8 +28,11 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
+
 #include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "funcapi.h"
 #include "libpq/pqformat.h"
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
@@ -592,7 +595,29 @@ minhash_similarity_dist(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(1.0 - MinHashSimilarity(a, b));
 }
 
-/* minhash_settings(minhash): how a sketch was made, as in error messages */
+/*
+ * minhash_settings(minhash, OUT num_perm, OUT unit, OUT shingle_size,
+ * OUT seed): how a sketch was made, for SQL that must shingle text the same way
+ */
+PG_FUNCTION_INFO_V1(minhash_settings_record);
+Datum
+minhash_settings_record(PG_FUNCTION_ARGS)
+{
+	MinHash    *mh = PG_GETARG_MINHASH_P(0);
+	TupleDesc	tupdesc;
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	values[0] = Int32GetDatum(mh->num_perm);
+	values[1] = CStringGetTextDatum(MinHashSourceName(mh->source));
+	values[2] = Int32GetDatum(mh->shingle_size);
+	values[3] = Int32GetDatum(mh->seed);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
+}
+
+/* minhash_settings(minhash) RETURNS text, as ndd 0.1 declares it */
 PG_FUNCTION_INFO_V1(minhash_settings);
 Datum
 minhash_settings(PG_FUNCTION_ARGS)

@@ -11,10 +11,10 @@ EXCEPTION WHEN others THEN
 END $$;
 
 -- a sketch records how it was made
-SELECT minhash_settings(minhash_sketch('a b c d e f'));
-SELECT minhash_settings(minhash_sketch('a b c d e f', num_perm => 64, shingle_size => 3, unit => 'char', seed => 7));
-SELECT minhash_settings(minhash_sketch(ARRAY['a','b']));
-SELECT minhash_settings(minhash_sketch(ARRAY[1,2]::bigint[], 32, 9));
+SELECT * FROM minhash_settings(minhash_sketch('a b c d e f'));
+SELECT * FROM minhash_settings(minhash_sketch('a b c d e f', num_perm => 64, shingle_size => 3, unit => 'char', seed => 7));
+SELECT * FROM minhash_settings(minhash_sketch(ARRAY['a','b']));
+SELECT * FROM minhash_settings(minhash_sketch(ARRAY[1,2]::bigint[], 32, 9));
 SELECT length(minhash_sketch('one two three four five six')::text) AS text_length;
 
 -- text form, exactly (16 positions keep it short)

@@ -58,9 +58,9 @@ sub check_memory
 }
 
 check_memory('SELECT minhash_settings(minhash_sketch(doc)) FROM big',
-	'num_perm=128, unit=word, shingle_size=5, seed=0', 2.5, 'minhash_sketch');
+	'(128,word,5,0)', 2.5, 'minhash_sketch');
 check_memory("SELECT minhash_settings(minhash_sketch(doc, unit => 'char', strip_html => true)) FROM big",
-	'num_perm=128, unit=char, shingle_size=5, seed=0', 3.5, 'minhash_sketch in char mode with HTML stripping');
+	'(128,char,5,0)', 3.5, 'minhash_sketch in char mode with HTML stripping');
 check_memory('SELECT jaccard(doc, doc) FROM big', '1', 4.0, 'jaccard');
 
 # Cancel: with a 200 ms statement timeout every query stops within a second

@@ -462,7 +462,8 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 		CacheRegisterSyscacheCallback(NAMESPACEOID, GuardSyscacheCallback, (Datum) 0);
 	}
 	plans = hash_search(guard_plans, &trigger->tgoid, HASH_ENTER, &found);
-	if (found && plans->valid && (rule->simhash || plans->exact_at == candidate_threshold))
+	if (found && plans->valid && plans->check_update != NULL &&
+		(rule->simhash || plans->exact_at == candidate_threshold))
 		return plans;
 	if (found)
 	{
@@ -475,7 +476,8 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 		if (plans->covers)
 			pfree(plans->covers);
 	}
-	plans->valid = false;
+	/* an invalidation that arrives while we build makes us build again */
+	plans->valid = true;
 	plans->claim = plans->check_insert = plans->check_update = NULL;
 	plans->covers = NULL;
 	plans->ncovers = 0;
@@ -554,7 +556,6 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 		PrepareAs(RelationOwner(target), psprintf("%s AND NOT (t.tableoid OPERATOR(pg_catalog.=) $8 AND t.ctid OPERATOR(pg_catalog.=) $3) ORDER BY 2 %s LIMIT 1",
 							 sql.data, order),
 					CHECK_NARGS, check_types);
-	plans->valid = true;
 	return plans;
 }
 

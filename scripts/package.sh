@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# Build the Debian package postgresql-15-ndd (debian/, pg_buildext) with
+# dpkg-buildpackage -us -uc -b in a copy of the tree, and check it without
+# touching the system's PostgreSQL: the .deb is unpacked over a relocated copy
+# of PostgreSQL 15, where a throwaway cluster creates the extension (fresh,
+# and from every older version by ALTER EXTENSION ... UPDATE) and runs a
+# smoke query.  The .deb stays in a temporary directory; the last line is
+# "package ok: <path of the .deb>".
+#
+# NDD_DEB_TESTS=1 also runs the pg_regress and isolation suites during the
+# build (dh_pgxs_test: minutes); by default the build is nocheck.  Other
+# DEB_BUILD_OPTIONS are passed on.
+set -u
+. "$(dirname "$0")/common.sh"
+
+fail() { echo "package.sh: $*" >&2; exit 1; }
+
+# debian/control's Build-Depends (postgresql-all only for the build-time
+# tests), build-essential (implied) and lintian
+ndd_ensure_packages build-essential dpkg-dev debhelper postgresql-server-dev-all lintian \
+	$([ "${NDD_DEB_TESTS:-0}" = 1 ] && echo postgresql-all)
+
+ver=$(dpkg-parsechangelog -l "$NDD_TOP/debian/changelog" -S Version) || fail "cannot read debian/changelog"
+extver=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$NDD_TOP/ndd.control")
+[ "${ver%-*}" = "$extver" ] ||
+	fail "debian/changelog is at $ver but ndd.control at $extver: add a debian/changelog entry"
+pkg=postgresql-$PGVER-ndd
+deb_name=${pkg}_${ver}_$(dpkg-architecture -qDEB_HOST_ARCH).deb
+
+# $out keeps the .deb, .changes, .buildinfo and the logs; the build tree and
+# the relocated PostgreSQL under it go when the script ends.
+out=$(mktemp -d /tmp/ndd-deb-XXXXXX)
+chmod 755 "$out"
+scratch=$out/scratch
+cleanup() { rm -rf "$scratch"; }
+trap cleanup EXIT
+tree=$scratch/build/ndd-$extver
+mkdir -p "$tree"
+
+# The sources: what git tracks, plus new files it does not ignore (so build
+# output in the checkout is not copied); the checkout itself stays untouched.
+say "copying the tree to $tree"
+if git -C "$NDD_TOP" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	(cd "$NDD_TOP" && git ls-files -z -c -o --exclude-standard |
+		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+		tar --null -T - -cf -) | tar -xf - -C "$tree" || fail "cannot copy the tree"
+else
+	(cd "$NDD_TOP" && tar --exclude=.git -cf - .) | tar -xf - -C "$tree" || fail "cannot copy the tree"
+fi
+
+opts=${DEB_BUILD_OPTIONS:-}
+profiles=()
+if [ "${NDD_DEB_TESTS:-0}" != 1 ]; then
+	opts="${opts:+$opts }nocheck"
+	profiles=(-Pnocheck)
+fi
+say "dpkg-buildpackage -us -uc -b ${profiles[*]} (DEB_BUILD_OPTIONS=$opts); log: $out/build.log"
+(cd "$tree" && DEB_BUILD_OPTIONS=$opts dpkg-buildpackage -us -uc -b "${profiles[@]}") >"$out/build.log" 2>&1 ||
+	{ tail -n 40 "$out/build.log" >&2; fail "dpkg-buildpackage failed; log: $out/build.log"; }
+mv "$scratch"/build/*.deb "$scratch"/build/*.changes "$scratch"/build/*.buildinfo "$out"/ || fail "no build artifacts"
+deb=$out/$deb_name
+[ -f "$deb" ] || fail "no $deb_name among: $(ls "$out")"
+say "built $deb"
+
+# --- the package's control fields
+field() { dpkg-deb -f "$deb" "$1"; }
+[ "$(field Package)" = "$pkg" ] || fail "Package: $(field Package), not $pkg"
+[ "$(field Version)" = "$ver" ] || fail "Version: $(field Version), not $ver"
+field Depends | grep -qE "(^|, )postgresql-$PGVER( |,|$)" || fail "Depends lacks postgresql-$PGVER: $(field Depends)"
+say "Depends: $(field Depends)"
+
+# --- the files: exactly what make install installs, and Debian's doc files
+say "comparing the package's files with make install"
+ref=$scratch/ref
+make -C "$tree" -s install DESTDIR="$ref" PG_CONFIG="$PG_CONFIG" >"$out/make-install.log" 2>&1 ||
+	{ cat "$out/make-install.log" >&2; fail "make install DESTDIR failed"; }
+make -C "$tree" -s clean PG_CONFIG="$PG_CONFIG" >/dev/null 2>&1
+{
+	(cd "$ref" && find . -type f -o -type l)
+	for f in copyright changelog.Debian.gz changelog.gz; do
+		echo "./usr/share/doc/$pkg/$f"
+	done
+} | sort >"$out/expected-files"
+dpkg-deb --fsys-tarfile "$deb" | tar -tf - | grep -v '/$' | sort >"$out/package-files"
+diff -u "$out/expected-files" "$out/package-files" >&2 ||
+	fail "the package's files differ from make install's (- missing, + extra)"
+sharedir=$($PG_CONFIG --sharedir)
+pkglibdir=$($PG_CONFIG --pkglibdir)
+for f in "$pkglibdir/ndd.so" "$sharedir/extension/ndd.control" "$sharedir/extension/ndd--$extver.sql" \
+	$(cd "$NDD_TOP" && ls sql/ndd--*.sql | sed "s|^sql/|$sharedir/extension/|"); do
+	grep -qxF ".$f" "$out/package-files" || fail "the package lacks $f"
+done
+say "$(wc -l <"$out/package-files") files, as expected"
+
+# --- a PostgreSQL 15 of our own: Debian's, copied without any ndd that
+# another checkout installed, and the .deb unpacked over it.  Its binaries
+# find share/ and lib/ relative to their own directory.
+root=$scratch/root
+say "unpacking the package over a copy of PostgreSQL $PGVER in $root"
+mkdir -p "$root/usr/lib/postgresql" "$root/usr/share/postgresql"
+cp -a "/usr/lib/postgresql/$PGVER" "$root/usr/lib/postgresql/" &&
+	cp -a "/usr/share/postgresql/$PGVER" "$root/usr/share/postgresql/" ||
+	fail "cannot copy PostgreSQL $PGVER"
+rm -rf "$root/usr/lib/postgresql/$PGVER/lib/ndd.so" "$root/usr/lib/postgresql/$PGVER/lib/bitcode/ndd" \
+	"$root/usr/lib/postgresql/$PGVER/lib/bitcode/ndd.index.bc" "$root/usr/share/postgresql/$PGVER/extension"/ndd[.-]*
+[ -z "$(find "$root" -name 'ndd[.-]*' -print -quit)" ] || fail "an ndd file is left in the copy"
+dpkg-deb -x "$deb" "$root" || fail "dpkg-deb -x failed"
+rootp=$(cd "$root" && pwd -P)
+PGBIN=$root/usr/lib/postgresql/$PGVER/bin
+PG_CONFIG=$PGBIN/pg_config
+[ "$($PG_CONFIG --sharedir)" = "$rootp/usr/share/postgresql/$PGVER" ] &&
+	[ "$($PG_CONFIG --pkglibdir)" = "$rootp/usr/lib/postgresql/$PGVER/lib" ] ||
+	fail "the copy's pg_config points elsewhere: $($PG_CONFIG --sharedir) $($PG_CONFIG --pkglibdir)"
+
+ndd_cluster_start
+trap 'ndd_cluster_stop; cleanup' EXIT
+
+psql_run() { "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+
+# A fresh install: version, where the library comes from, a similarity, a
+# GIN lookup that uses the index, a simhash.
+say "CREATE EXTENSION ndd and a smoke query"
+psql_run -d postgres >"$out/smoke.out" 2>&1 <<'EOF' || { cat "$out/smoke.out" >&2; fail "the smoke query failed"; }
+CREATE EXTENSION ndd;
+SELECT 'extversion ' || extversion FROM pg_extension WHERE extname = 'ndd';
+SELECT pg_backend_pid() AS pid \gset
+\setenv NDD_PID :pid
+\! grep -o '/[^ ]*/ndd\.so' /proc/$NDD_PID/maps | sort -u | sed 's/^/loaded /'
+SELECT 'similarity ' || round(similarity(
+	minhash_sketch('The quick brown fox jumps over the lazy dog near the river bank today', shingle_size => 2),
+	minhash_sketch('The quick brown fox jumped over the lazy dog near the river bank today', shingle_size => 2))::numeric, 2);
+CREATE TABLE docs (id int PRIMARY KEY, body text, sketch minhash);
+INSERT INTO docs (id, body) VALUES
+	(1, 'The quick brown fox jumps over the lazy dog near the river bank today'),
+	(2, 'The quick brown fox jumped over the lazy dog near the river bank today'),
+	(3, 'An entirely different sentence about databases and their indexes');
+INSERT INTO docs (id, body)
+	SELECT g, 'filler document ' || g || ' ' || md5(g::text) || ' ' || md5((g * 7)::text) FROM generate_series(4, 500) g;
+UPDATE docs SET sketch = minhash_sketch(body, shingle_size => 2);
+CREATE INDEX docs_sketch_idx ON docs USING gin (sketch minhash_ops(shingle_size = 2));
+ANALYZE docs;
+SET enable_seqscan = off;
+SET ndd.similarity_threshold = 0.5;
+EXPLAIN (COSTS OFF) SELECT id FROM docs
+	WHERE sketch % minhash_sketch('The quick brown fox jumps over the lazy dog near the river bank', shingle_size => 2)
+\g | grep -o 'Index Scan on docs_sketch_idx'
+SELECT 'gin lookup ' || string_agg(id::text, ',' ORDER BY id) FROM docs
+	WHERE sketch % minhash_sketch('The quick brown fox jumps over the lazy dog near the river bank', shingle_size => 2);
+SELECT 'simhash ' || simhash('The quick brown fox jumps over the lazy dog'::text);
+EOF
+cat "$out/smoke.out" >&2
+diff -u - "$out/smoke.out" >&2 <<EOF || fail "the smoke query answered differently (- expected, + got)"
+extversion $extver
+loaded $rootp/usr/lib/postgresql/$PGVER/lib/ndd.so
+similarity 0.74
+Index Scan on docs_sketch_idx
+gin lookup 1,2
+simhash 01f539849a281341
+EOF
+
+# Every older install script, updated to the current version, in a database
+# of its own.
+for f in "$NDD_TOP"/sql/ndd--*.sql; do
+	old=${f##*/ndd--}
+	old=${old%.sql}
+	case $old in *--*) continue ;; esac
+	say "CREATE EXTENSION ndd VERSION '$old'; ALTER EXTENSION ndd UPDATE"
+	psql_run -d postgres -c "CREATE DATABASE \"upgrade_$old\"" || fail "CREATE DATABASE failed"
+	got=$(psql_run -d "upgrade_$old" 2>&1 <<-EOF2
+		CREATE EXTENSION ndd VERSION '$old';
+		SELECT extversion FROM pg_extension WHERE extname = 'ndd';
+		ALTER EXTENSION ndd UPDATE;
+		SELECT extversion FROM pg_extension WHERE extname = 'ndd';
+		SELECT round(similarity(minhash_sketch('a b c d e f g h'), minhash_sketch('a b c d e f g h'))::numeric, 2);
+	EOF2
+	) || { echo "$got" >&2; fail "the update from $old failed"; }
+	[ "$(echo $got)" = "$old $extver 1.00" ] || fail "the update from $old answered: $(echo $got)"
+	echo "$old -> $extver: $(echo $got)" >&2
+done
+
+# lintian's findings are reported, not enforced (run unprivileged when we
+# are root: it warns against root)
+if command -v lintian >/dev/null; then
+	say "lintian"
+	ndd_lintian() { if [ "$(id -u)" -eq 0 ]; then runuser -u nobody -- lintian "$@"; else lintian "$@"; fi; }
+	(cd / && ndd_lintian "$out"/*.changes) >"$out/lintian.log" 2>&1
+	if [ -s "$out/lintian.log" ]; then cat "$out/lintian.log" >&2; else echo "(no findings)" >&2; fi
+fi
+
+say "took ${SECONDS}s; artifacts and logs in $out"
+echo "package ok: $deb"

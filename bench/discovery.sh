@@ -81,7 +81,7 @@ log=$NDD_TOP/bench/out/discovery-a.txt
 [ "$part_b" = off ] || log=$NDD_TOP/bench/out/discovery-${parts//,/}-$docs.txt
 exec > >(tee "$log") 2>&1
 
-ndd_ensure_packages python3 groff-base
+ndd_ensure_packages python3
 
 started=$(date +%s.%N)
 ndd_corpus 20000 "$small_corpus"

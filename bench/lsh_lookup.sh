@@ -47,7 +47,7 @@ case $kb16 in on|off) ;; *) echo "NDD_BENCH_KEY_BITS_16 must be on or off" >&2; 
 # 8 edited copies per chosen base: larger families than sketch_speed's corpus
 corpus=/tmp/ndd-bench-lsh-$docs.tsv
 
-ndd_ensure_packages python3 groff-base
+ndd_ensure_packages python3
 trgm_control=$("$PG_CONFIG" --sharedir)/extension/pg_trgm.control
 [ -f "$trgm_control" ] || ndd_ensure_packages postgresql-contrib
 trgm=on

@@ -19,7 +19,7 @@ docs=${NDD_BENCH_DOCS:-20000}
 [[ $docs =~ ^[1-9][0-9]*$ ]] || { echo "NDD_BENCH_DOCS must be a positive integer" >&2; exit 1; }
 corpus=/tmp/ndd-bench-$docs.tsv
 
-ndd_ensure_packages python3 groff-base
+ndd_ensure_packages python3
 ndd_build_install
 ndd_corpus "$docs" "$corpus"
 ndd_cluster_start

@@ -21,11 +21,11 @@ for v in "$docs" "$reps"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "NDD_BENCH_DOCS and NDD_BENCH_REPS must be positive integers" >&2; exit 1; }
 done
 [ "$slow_reps" -le "$reps" ] || slow_reps=$reps
-# Cached per size: the corpus is deterministic, and regenerating it costs
-# seconds (minutes on the first run, which renders the man pages).
+# Cached per size (bench/corpus.py is deterministic; ndd_corpus writes it
+# again only when the program or the source files have changed).
 corpus=/tmp/ndd-bench-$docs.tsv
 
-ndd_ensure_packages python3 groff-base
+ndd_ensure_packages python3
 # pg_trgm is the yardstick.  Debian 12 ships it in postgresql-15; older
 # layouts put it in postgresql-contrib.
 trgm_control=$("$PG_CONFIG" --sharedir)/extension/pg_trgm.control

@@ -72,7 +72,7 @@ done
 here=$(cd "$(dirname "$0")" && pwd)/trigger_insert
 corpus=/tmp/ndd-bench-$docs.tsv
 
-ndd_ensure_packages python3 groff-base
+ndd_ensure_packages python3
 started=$(date +%s.%N)
 ndd_corpus "$docs" "$corpus"
 

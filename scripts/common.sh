@@ -51,16 +51,21 @@ ndd_build_install() {
 	make -C "$NDD_TOP" -s install PG_CONFIG="$PG_CONFIG" >&2 || exit 1
 }
 
-# Write a corpus of $1 documents to $2 (make_corpus.py from ../shared),
-# unless it is there already; via a temporary name, so an interrupted run
-# leaves no half corpus behind.
+# Write a corpus of $1 documents to $2 with bench/corpus.py (further
+# arguments are passed to it, e.g. --variants 8), unless $2 already holds
+# the corpus it would write now: $2.key records corpus.py's --key, a digest
+# of the program, its arguments and the source files it reads.  Written via
+# a temporary name, so an interrupted run leaves no half corpus behind.
 ndd_corpus() {
-	local docs=$1 out=$2
+	local docs=$1 out=$2 key
 	shift 2
-	[ -s "$out" ] && return 0
-	say "writing $docs documents to $out (the first run renders man pages: minutes)"
-	python3 "$NDD_TOP/../shared/corpus/make_corpus.py" --docs "$docs" "$@" --out "$out.$$" &&
-		mv "$out.$$" "$out" || { rm -f "$out.$$"; exit 1; }
+	ndd_ensure_packages python3
+	key=$(python3 "$NDD_TOP/bench/corpus.py" --docs "$docs" "$@" --key) || exit 1
+	[ -s "$out" ] && [ "$(cat "$out.key" 2>/dev/null)" = "$key" ] && return 0
+	say "writing $docs documents to $out (about a minute per 1M)"
+	rm -f "$out.key"
+	python3 "$NDD_TOP/bench/corpus.py" --docs "$docs" "$@" --out "$out.$$" &&
+		mv "$out.$$" "$out" && echo "$key" >"$out.key" || { rm -f "$out.$$"; exit 1; }
 }
 
 # Run a command as the cluster's owner: postgres when we are root.

@@ -6,15 +6,6 @@
 SET extra_float_digits = 0;
 SELECT getdatabaseencoding();
 
-CREATE FUNCTION pg_temp.sqlstate_of(query text) RETURNS text
-LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE query;
-    RETURN 'no error';
-EXCEPTION WHEN others THEN
-    RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
-
 -- a stored table: empty and short values beside longer ones, several rows to
 -- a page, so that a read past the end of a value would find its neighbours
 CREATE TABLE docs (id int PRIMARY KEY, a text, b text);
@@ -67,12 +58,63 @@ INSERT INTO bad VALUES
     (3, E'caf\xe9 au lait'),
     (4, E'\xe2\x82'),
     (5, 'good words');
-SELECT id, pg_temp.sqlstate_of(format('SELECT show_shingles(doc, 1) FROM bad WHERE id = %s', id)) AS show_shingles,
-       pg_temp.sqlstate_of(format('SELECT show_shingles(doc, 1, %L, true) FROM bad WHERE id = %s', 'char', id)) AS show_shingles_html
-FROM bad ORDER BY id;
-SELECT id, pg_temp.sqlstate_of(format('SELECT jaccard(doc, %L) FROM bad WHERE id = %s', 'good words', id)) AS jaccard,
-       pg_temp.sqlstate_of(format('SELECT minhash_sketch(doc) FROM bad WHERE id = %s', id)) AS minhash_sketch
-FROM bad ORDER BY id;
-SELECT id, pg_temp.sqlstate_of(format('SELECT simhash(doc) FROM bad WHERE id = %s', id)) AS simhash,
-       pg_temp.sqlstate_of(format('SELECT ndd_fingerprint(doc, true) FROM bad WHERE id = %s', id)) AS ndd_fingerprint
-FROM bad ORDER BY id;
+SELECT show_shingles(doc, 1) FROM bad WHERE id = 1;
+\echo :SQLSTATE
+SELECT show_shingles(doc, 1) FROM bad WHERE id = 2;
+\echo :SQLSTATE
+SELECT show_shingles(doc, 1) FROM bad WHERE id = 3;
+\echo :SQLSTATE
+SELECT show_shingles(doc, 1) FROM bad WHERE id = 4;
+\echo :SQLSTATE
+SELECT show_shingles(doc, 1) FROM bad WHERE id = 5;
+\echo :SQLSTATE
+SELECT show_shingles(doc, 1, 'char', true) FROM bad WHERE id = 1;
+\echo :SQLSTATE
+SELECT show_shingles(doc, 1, 'char', true) FROM bad WHERE id = 2;
+\echo :SQLSTATE
+SELECT show_shingles(doc, 1, 'char', true) FROM bad WHERE id = 3;
+\echo :SQLSTATE
+SELECT show_shingles(doc, 1, 'char', true) FROM bad WHERE id = 4;
+\echo :SQLSTATE
+SELECT show_shingles(doc, 1, 'char', true) FROM bad WHERE id = 5;
+\echo :SQLSTATE
+SELECT jaccard(doc, 'good words') FROM bad WHERE id = 1;
+\echo :SQLSTATE
+SELECT jaccard(doc, 'good words') FROM bad WHERE id = 2;
+\echo :SQLSTATE
+SELECT jaccard(doc, 'good words') FROM bad WHERE id = 3;
+\echo :SQLSTATE
+SELECT jaccard(doc, 'good words') FROM bad WHERE id = 4;
+\echo :SQLSTATE
+SELECT jaccard(doc, 'good words') FROM bad WHERE id = 5;
+\echo :SQLSTATE
+SELECT minhash_sketch(doc) FROM bad WHERE id = 1;
+\echo :SQLSTATE
+SELECT minhash_sketch(doc) FROM bad WHERE id = 2;
+\echo :SQLSTATE
+SELECT minhash_sketch(doc) FROM bad WHERE id = 3;
+\echo :SQLSTATE
+SELECT minhash_sketch(doc) FROM bad WHERE id = 4;
+\echo :SQLSTATE
+SELECT minhash_sketch(doc) IS NOT NULL AS sketched FROM bad WHERE id = 5;
+\echo :SQLSTATE
+SELECT simhash(doc) FROM bad WHERE id = 1;
+\echo :SQLSTATE
+SELECT simhash(doc) FROM bad WHERE id = 2;
+\echo :SQLSTATE
+SELECT simhash(doc) FROM bad WHERE id = 3;
+\echo :SQLSTATE
+SELECT simhash(doc) FROM bad WHERE id = 4;
+\echo :SQLSTATE
+SELECT simhash(doc) FROM bad WHERE id = 5;
+\echo :SQLSTATE
+SELECT ndd_fingerprint(doc, true) FROM bad WHERE id = 1;
+\echo :SQLSTATE
+SELECT ndd_fingerprint(doc, true) FROM bad WHERE id = 2;
+\echo :SQLSTATE
+SELECT ndd_fingerprint(doc, true) FROM bad WHERE id = 3;
+\echo :SQLSTATE
+SELECT ndd_fingerprint(doc, true) FROM bad WHERE id = 4;
+\echo :SQLSTATE
+SELECT ndd_fingerprint(doc, true) FROM bad WHERE id = 5;
+\echo :SQLSTATE

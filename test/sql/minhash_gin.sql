@@ -3,15 +3,6 @@
 SET extra_float_digits = 0;
 SET jit = off;
 
-CREATE FUNCTION pg_temp.sqlstate_of(query text) RETURNS text
-LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE query;
-    RETURN 'no error';
-EXCEPTION WHEN others THEN
-    RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
-
 SELECT amvalidate(oid) FROM pg_opclass WHERE opcname = 'minhash_ops';
 
 -- S-curve helpers against hand-computed values:
@@ -199,34 +190,56 @@ FROM bucket_pairs;
 -- bad input
 CREATE TABLE small (id int, mh minhash);
 INSERT INTO small VALUES (1, minhash_sketch('a b c d e f g')), (2, minhash_sketch('x y', num_perm => 64));
-SELECT pg_temp.sqlstate_of($$CREATE INDEX ON gdocs USING gin (mh minhash_ops(bands = 40, rows = 4))$$);
-SELECT pg_temp.sqlstate_of($$CREATE INDEX ON gdocs USING gin (mh minhash_ops(bands = -1))$$);
-SELECT pg_temp.sqlstate_of($$CREATE INDEX ON gdocs USING gin (mh minhash_ops(rows = 200))$$);
-SELECT pg_temp.sqlstate_of($$CREATE INDEX ON gdocs USING gin (mh minhash_ops(threshold = 0))$$);
-SELECT pg_temp.sqlstate_of($$CREATE INDEX ON gdocs USING gin (mh minhash_ops(threshold = 1.5))$$);
-SELECT pg_temp.sqlstate_of($$CREATE INDEX ON gdocs USING gin (mh minhash_ops(key_bits = 32))$$);
-SELECT pg_temp.sqlstate_of($$CREATE INDEX ON gdocs USING gin (mh minhash_ops(unit = 'line'))$$);
+CREATE INDEX ON gdocs USING gin (mh minhash_ops(bands = 40, rows = 4));
+\echo :SQLSTATE
+CREATE INDEX ON gdocs USING gin (mh minhash_ops(bands = -1));
+\echo :SQLSTATE
+CREATE INDEX ON gdocs USING gin (mh minhash_ops(rows = 200));
+\echo :SQLSTATE
+CREATE INDEX ON gdocs USING gin (mh minhash_ops(threshold = 0));
+\echo :SQLSTATE
+CREATE INDEX ON gdocs USING gin (mh minhash_ops(threshold = 1.5));
+\echo :SQLSTATE
+CREATE INDEX ON gdocs USING gin (mh minhash_ops(key_bits = 32));
+\echo :SQLSTATE
+CREATE INDEX ON gdocs USING gin (mh minhash_ops(unit = 'line'));
+\echo :SQLSTATE
 -- sketches made otherwise: an error when indexed or searched, never wrong rows
 CREATE INDEX ON small USING gin (mh minhash_ops);
 CREATE INDEX small_mh ON small USING gin (mh minhash_ops) WHERE id = 1;
-SELECT pg_temp.sqlstate_of($$INSERT INTO small VALUES (1, minhash_sketch('p q r', seed => 5))$$);
+INSERT INTO small VALUES (1, minhash_sketch('p q r', seed => 5));
+\echo :SQLSTATE
 SET enable_seqscan = off;
 SELECT id FROM small WHERE id = 1 AND mh % minhash_sketch('a b', num_perm => 64);
-SELECT pg_temp.sqlstate_of($$SELECT id FROM small WHERE id = 1 AND mh % minhash_sketch('a b', unit => 'char')$$);
+SELECT id FROM small WHERE id = 1 AND mh % minhash_sketch('a b', unit => 'char');
+\echo :SQLSTATE
 RESET enable_seqscan;
 SELECT id, minhash_settings(mh) FROM small WHERE id = 1 AND mh % minhash_sketch('a b c d e f g');
 -- helpers
-SELECT pg_temp.sqlstate_of($$SELECT * FROM minhash_bands(minhash_sketch('a'), 33, 4)$$);
-SELECT pg_temp.sqlstate_of($$SELECT * FROM minhash_bands(minhash_sketch('a'), 0, 4)$$);
-SELECT pg_temp.sqlstate_of($$SELECT * FROM minhash_bands(minhash_sketch('a'), 4, -1)$$);
-SELECT pg_temp.sqlstate_of($$SELECT lsh_probability(1.5, 10, 2)$$);
-SELECT pg_temp.sqlstate_of($$SELECT lsh_probability(0.5, 0, 2)$$);
-SELECT pg_temp.sqlstate_of($$SELECT * FROM lsh_params(0)$$);
-SELECT pg_temp.sqlstate_of($$SELECT * FROM lsh_params(1.01)$$);
-SELECT pg_temp.sqlstate_of($$SELECT * FROM lsh_params(0.8, num_perm => 4)$$);
-SELECT pg_temp.sqlstate_of($$SELECT * FROM lsh_params(0.8, false_positive_weight => -1)$$);
-SELECT pg_temp.sqlstate_of($$SELECT similar(minhash_sketch('a'), minhash_sketch('a'), 0)$$);
-SELECT pg_temp.sqlstate_of($$SELECT similar(minhash_sketch('a'), minhash_sketch('a'), 'NaN')$$);
-SELECT pg_temp.sqlstate_of($$SELECT minhash_sketch('a') % ROW(minhash_sketch('a'), 2)::minhash_query$$);
-SELECT pg_temp.sqlstate_of($$SELECT minhash_sketch('a') % ROW(NULL, 0.5)::minhash_query$$);
+SELECT * FROM minhash_bands(minhash_sketch('a'), 33, 4);
+\echo :SQLSTATE
+SELECT * FROM minhash_bands(minhash_sketch('a'), 0, 4);
+\echo :SQLSTATE
+SELECT * FROM minhash_bands(minhash_sketch('a'), 4, -1);
+\echo :SQLSTATE
+SELECT lsh_probability(1.5, 10, 2);
+\echo :SQLSTATE
+SELECT lsh_probability(0.5, 0, 2);
+\echo :SQLSTATE
+SELECT * FROM lsh_params(0);
+\echo :SQLSTATE
+SELECT * FROM lsh_params(1.01);
+\echo :SQLSTATE
+SELECT * FROM lsh_params(0.8, num_perm => 4);
+\echo :SQLSTATE
+SELECT * FROM lsh_params(0.8, false_positive_weight => -1);
+\echo :SQLSTATE
+SELECT similar(minhash_sketch('a'), minhash_sketch('a'), 0);
+\echo :SQLSTATE
+SELECT similar(minhash_sketch('a'), minhash_sketch('a'), 'NaN');
+\echo :SQLSTATE
+SELECT minhash_sketch('a') % ROW(minhash_sketch('a'), 2)::minhash_query;
+\echo :SQLSTATE
+SELECT minhash_sketch('a') % ROW(NULL, 0.5)::minhash_query;
+\echo :SQLSTATE
 SELECT similar(minhash_sketch('a b'), minhash_sketch('a b'), 1) AS same, similar(NULL, minhash_sketch('a'), 0.5) IS NULL AS null_in;

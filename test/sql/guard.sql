@@ -106,6 +106,7 @@ INSERT INTO g_low SELECT i, minhash_sketch(variant(i), shingle_size => 1) FROM g
 RESET client_min_messages;
 -- so the trigger refuses that index, at first use
 INSERT INTO g_low VALUES (0, minhash_sketch(variant(0), shingle_size => 1));
+\echo :SQLSTATE
 -- the same table with an index exact at 0.5, and one with no index at all
 DROP INDEX g_low_sketch;
 CREATE INDEX g_low_sketch ON g_low USING gin (sketch minhash_ops(shingle_size = 1, threshold = 0.5))
@@ -172,6 +173,7 @@ DELETE FROM ndd_near_duplicate_locks;
 \echo :SQLSTATE
 BEGIN;
 LOCK TABLE ndd_near_duplicate_locks;
+\echo :SQLSTATE
 ROLLBACK;
 RESET ROLE;
 -- nothing of ndd is granted to PUBLIC beyond running its functions

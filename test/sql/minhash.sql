@@ -126,6 +126,7 @@ SELECT minhash_sketch(ARRAY[1, NULL]::bigint[]);
 
 -- malformed literals
 SELECT 'garbage'::minhash;
+\echo :SQLSTATE
 SELECT ''::minhash;
 \echo :SQLSTATE
 SELECT 'v2,num_perm=16,unit=word,shingle_size=5,seed=0:empty'::minhash;

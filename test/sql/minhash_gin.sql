@@ -206,11 +206,13 @@ CREATE INDEX ON gdocs USING gin (mh minhash_ops(unit = 'line'));
 \echo :SQLSTATE
 -- sketches made otherwise: an error when indexed or searched, never wrong rows
 CREATE INDEX ON small USING gin (mh minhash_ops);
+\echo :SQLSTATE
 CREATE INDEX small_mh ON small USING gin (mh minhash_ops) WHERE id = 1;
 INSERT INTO small VALUES (1, minhash_sketch('p q r', seed => 5));
 \echo :SQLSTATE
 SET enable_seqscan = off;
 SELECT id FROM small WHERE id = 1 AND mh % minhash_sketch('a b', num_perm => 64);
+\echo :SQLSTATE
 SELECT id FROM small WHERE id = 1 AND mh % minhash_sketch('a b', unit => 'char');
 \echo :SQLSTATE
 RESET enable_seqscan;

@@ -134,5 +134,6 @@ SELECT (SELECT array_agg(id ORDER BY id) FROM n_plain_g) = (SELECT array_agg(s O
 CREATE TRIGGER guard_error BEFORE UPDATE ON "N Odd G"
     FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('quo"te', '0.8', 'error');
 UPDATE "N Odd G" SET "quo""te" = (SELECT "quo""te" FROM "N Odd G" WHERE "Mixed Case" = 11) WHERE "Mixed Case" = 21;
+\echo :SQLSTATE
 
 DROP TABLE n_source, n_plain, n_alias, "N Odd", n_plain_g, n_alias_g, "N Odd G";

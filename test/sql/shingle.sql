@@ -74,6 +74,7 @@ SELECT jaccard('a', 'b', 5, 'sentence');
 SELECT jaccard(ARRAY['a', NULL], ARRAY['a']);
 \echo :SQLSTATE
 SELECT jaccard(ARRAY[1, 2]::bigint[], ARRAY[2, NULL]::bigint[]);
+\echo :SQLSTATE
 
 -- exact duplicates: ndd_fingerprint hashes the normalised words
 SELECT ndd_fingerprint('Hello, World!') = ndd_fingerprint('hello   world') AS same_words,

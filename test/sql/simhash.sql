@@ -34,6 +34,7 @@ SELECT simhash_send('0123456789abcdef') AS send;
 
 -- malformed literals: 22P02, with a hint for documents written as literals
 SELECT 'garbage'::simhash;
+\echo :SQLSTATE
 SELECT ''::simhash;
 \echo :SQLSTATE
 SELECT '0123'::simhash;
@@ -210,6 +211,7 @@ SELECT simhash('a'::text, unit => 'line');
 -- a document given as a bare literal is read as a simhash literal (a cast):
 -- the hint says what to write instead
 SELECT simhash('the quick brown fox');
+\echo :SQLSTATE
 
 -- NULL in, NULL out
 SELECT simhash(NULL::text) IS NULL AS a, simhash('x'::text, NULL) IS NULL AS b,

@@ -41,6 +41,7 @@ UPDATE tdocs SET body = text_of('alpha!') WHERE id = 1;
 UPDATE tdocs SET id = 10 WHERE id = 1;
 -- an update that makes a row a near-duplicate of another is caught
 UPDATE tdocs SET body = text_of('gamma') WHERE id = 2;
+\echo :SQLSTATE
 -- rows without a sketch pass
 INSERT INTO tdocs (id, body) VALUES (5, NULL);
 SELECT id, left(body, 20) AS body FROM tdocs WHERE id < 1000 ORDER BY id;
@@ -59,6 +60,7 @@ CREATE TRIGGER no_near_duplicates BEFORE INSERT ON tdocs_nokey
     FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('sketch');
 INSERT INTO tdocs_nokey VALUES (minhash_sketch(text_of('alpha')));
 INSERT INTO tdocs_nokey VALUES (minhash_sketch(text_of('alpha')));
+\echo :SQLSTATE
 -- the threshold defaults to ndd.similarity_threshold; a higher one catches fewer
 SET ndd.similarity_threshold = 0.95;
 INSERT INTO tdocs_nokey VALUES (minhash_sketch(text_of('beta')));
@@ -166,6 +168,7 @@ CREATE TRIGGER no_near_duplicates BEFORE INSERT ON trig_vdocs_err
     FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('sketch', '0.8', 'error', 'body');
 INSERT INTO trig_vdocs_err VALUES (1, words(200, 0), minhash_sketch(words(200, 0)));
 INSERT INTO trig_vdocs_err VALUES (2, words(200, 10), minhash_sketch(words(200, 10)));
+\echo :SQLSTATE
 
 -- simhash columns: within the distance, through the Hamming GIN index
 CREATE TABLE trig_sdocs (id int PRIMARY KEY, fp simhash);
@@ -178,6 +181,7 @@ INSERT INTO trig_sdocs VALUES (0, 'ffff0000ffff0000');
 -- 2 bits away: rejected, whatever ndd.hamming_threshold says
 SET ndd.hamming_threshold = 0;
 INSERT INTO trig_sdocs VALUES (-1, 'ffff0000ffff0003');
+\echo :SQLSTATE
 RESET ndd.hamming_threshold;
 SHOW ndd.hamming_threshold;
 -- 3 bits away: rejected; 4: accepted
@@ -187,7 +191,9 @@ INSERT INTO trig_sdocs VALUES (-3, 'ffff0000ffff000f');
 -- an update into the neighbourhood of another row is caught; its own old
 -- value does not count
 UPDATE trig_sdocs SET fp = 'ffff0000ffff000e' WHERE id = -3;
+\echo :SQLSTATE
 UPDATE trig_sdocs SET fp = 'ffff0000ffff0001' WHERE id = -3;
+\echo :SQLSTATE
 SELECT pg_stat_force_next_flush();
 SELECT idx_scan > 0 AS index_used FROM pg_stat_user_indexes WHERE indexrelname = 'trig_sdocs_fp';
 -- the distance from ndd.hamming_threshold when not given; skip
@@ -197,6 +203,7 @@ CREATE TRIGGER no_near_duplicates BEFORE INSERT ON trig_sdocs_skip
 SET ndd.hamming_threshold = 1;
 INSERT INTO trig_sdocs_skip VALUES (1, '00000000000000ff');
 INSERT INTO trig_sdocs_skip VALUES (2, '00000000000000fe');
+\echo :SQLSTATE
 INSERT INTO trig_sdocs_skip VALUES (3, '00000000000000fc');
 RESET ndd.hamming_threshold;
 CREATE TRIGGER skip_near_duplicates BEFORE INSERT ON trig_sdocs

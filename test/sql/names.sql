@@ -98,8 +98,9 @@ SELECT count(*) AS differences FROM (
     SELECT id, cluster_id FROM n_clusters WHERE tbl = 'plain unordered'
     EXCEPT SELECT id, cluster_id FROM n_clusters WHERE tbl = 'alias unordered') d;
 -- the order sees the table's columns only
-\set VERBOSITY terse
+\set VERBOSITY sqlstate
 SELECT count(*) FROM near_duplicate_clusters('n_alias', 't', 's', 0.8, representative_order => 'nosuch');
+\echo :LAST_ERROR_MESSAGE
 \echo :SQLSTATE
 \set VERBOSITY default
 

@@ -41,6 +41,7 @@
 #include "utils/builtins.h"
 
 #include "hash.h"
+#include "ndd.h"
 
 /* bits per expected key: about 1 single key in 10 survives the filter */
 #define KEY_FILTER_BITS_PER_KEY		10

@@ -66,7 +66,7 @@ static relopt_enum_elt_def unit_values[] =
 	{"char", MINHASH_SOURCE_CHAR},
 	{"text", MINHASH_SOURCE_TEXT},
 	{"bigint", MINHASH_SOURCE_BIGINT},
-	{(const char *) NULL}
+	{(const char *) NULL, 0}
 };
 
 /* The banding an index uses, from its options. */

@@ -9,7 +9,11 @@
 
 #include "ndd.h"
 
+#if PG_VERSION_NUM >= 180000
+PG_MODULE_MAGIC_EXT(.name = "ndd");
+#else
 PG_MODULE_MAGIC;
+#endif
 
 double		ndd_similarity_threshold = NDD_SIMILARITY_THRESHOLD_DEFAULT;
 int			ndd_hamming_threshold = NDD_HAMMING_THRESHOLD_DEFAULT;

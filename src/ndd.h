@@ -5,6 +5,11 @@
 #ifndef NDD_H
 #define NDD_H
 
+/* PostgreSQL 16 moved the varlena macros (VARDATA, SET_VARSIZE...) here */
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
 /* minhash sketch length (K, the number of min-wise hash positions) */
 #define NDD_NUM_PERM_DEFAULT		128
 #define NDD_NUM_PERM_MIN			16

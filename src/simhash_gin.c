@@ -58,7 +58,7 @@ typedef struct SimHashGinOptions
 static relopt_enum_elt_def simhash_gin_keys_values[] = {
 	{"pairs", SIMHASH_KEYS_PAIRS},
 	{"blocks", SIMHASH_KEYS_BLOCKS},
-	{(const char *) NULL}
+	{(const char *) NULL, 0}
 };
 
 static void

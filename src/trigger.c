@@ -267,7 +267,12 @@ TriggerTarget(Trigger *trigger)
 static char *
 KeyExpression(Relation rel)
 {
+#if PG_VERSION_NUM >= 180000
+	/* false: a deferrable key is not one, as before 18 */
+	Oid			pk = RelationGetPrimaryKeyIndex(rel, false);
+#else
 	Oid			pk = RelationGetPrimaryKeyIndex(rel);
+#endif
 	StringInfoData names,
 				values;
 	Relation	index;

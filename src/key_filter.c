@@ -147,10 +147,11 @@ AddKey(KeyFilterState *state, uint64 key)
 static int64 *
 KeysOf(ArrayType *keys, int *n)
 {
-	if (ARR_NDIM(keys) > 1 || ARR_HASNULL(keys) || ARR_ELEMTYPE(keys) != INT8OID)
+	if (ARR_NDIM(keys) > 1 || ARR_ELEMTYPE(keys) != INT8OID)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("keys must be a one-dimensional bigint array without nulls")));
+				 errmsg("keys must be a one-dimensional bigint array")));
+	NddCheckNoNulls(keys, "keys");
 	*n = ArrayGetNItems(ARR_NDIM(keys), ARR_DIMS(keys));
 	return (int64 *) ARR_DATA_PTR(keys);
 }

@@ -35,22 +35,6 @@
 #include "minhash.h"
 #include "ndd.h"
 
-/* Error out unless b bands of r rows fit in a sketch of num_perm positions. */
-void
-LshCheckBanding(int num_perm, int bands, int rows)
-{
-	if (bands < 1 || rows < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("bands and rows must be positive, not %d and %d", bands, rows)));
-	if ((int64) bands * rows > num_perm)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%d bands of %d rows need %lld positions, but the sketch has %d",
-						bands, rows, (long long) bands * rows, num_perm),
-				 errhint("Choose bands * rows at most %d.", num_perm)));
-}
-
 /*
  * The 64-bit key of one band: its r values hashed with a seed that mixes the
  * band number with the sketch's settings, so keys of different bands or of
@@ -145,10 +129,7 @@ lsh_banding(PG_FUNCTION_ARGS)
 				rows;
 	double		lower;
 
-	if (isnan(threshold) || threshold <= 0.0 || threshold > 1.0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("threshold must be greater than 0 and at most 1")));
+	NddCheckThreshold(threshold);
 	if (isnan(margin) || margin < 0.0 || isinf(margin))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -208,13 +189,14 @@ minhash_band_keys(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(construct_array(keys, bands, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE));
 }
 
+/* Error out unless 0 <= s <= 1: a similarity, not a threshold. */
 static void
-CheckSimilarityArg(double s, const char *name)
+CheckSimilarity(double s)
 {
 	if (isnan(s) || s < 0.0 || s > 1.0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must be between 0 and 1", name)));
+				 errmsg("similarity must be between 0 and 1")));
 }
 
 /* Probability that a pair of similarity s shares at least one band. */
@@ -233,11 +215,8 @@ lsh_probability(PG_FUNCTION_ARGS)
 	int32		bands = PG_GETARG_INT32(1);
 	int32		rows = PG_GETARG_INT32(2);
 
-	CheckSimilarityArg(s, "similarity");
-	if (bands < 1 || rows < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("bands and rows must be positive, not %d and %d", bands, rows)));
+	CheckSimilarity(s);
+	LshCheckBandsRows(bands, rows);
 	PG_RETURN_FLOAT8(SCurve(s, bands, rows));
 }
 
@@ -281,16 +260,8 @@ lsh_params(PG_FUNCTION_ARGS)
 	double		best_fp = 0,
 				best_fn = 0;
 
-	if (isnan(threshold) || threshold <= 0.0 || threshold > 1.0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("threshold must be greater than 0 and at most 1")));
-	if (num_perm < NDD_NUM_PERM_MIN || num_perm > NDD_NUM_PERM_MAX)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("num_perm %d is out of range", num_perm),
-				 errdetail("num_perm must be between %d and %d.",
-						   NDD_NUM_PERM_MIN, NDD_NUM_PERM_MAX)));
+	NddCheckThreshold(threshold);
+	NddCheckNumPerm(num_perm);
 	if (isnan(fp_weight) || isnan(fn_weight) || fp_weight < 0 || fn_weight < 0 ||
 		fp_weight + fn_weight <= 0 || isinf(fp_weight) || isinf(fn_weight))
 		ereport(ERROR,

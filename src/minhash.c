@@ -92,17 +92,6 @@ MinHashSettings(const MinHash *mh)
 	return MinHashSettingsString(mh->num_perm, mh->source, mh->shingle_size, mh->seed);
 }
 
-static void
-CheckNumPerm(int num_perm)
-{
-	if (num_perm < NDD_NUM_PERM_MIN || num_perm > NDD_NUM_PERM_MAX)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("num_perm %d is out of range", num_perm),
-				 errdetail("num_perm must be between %d and %d.",
-						   NDD_NUM_PERM_MIN, NDD_NUM_PERM_MAX)));
-}
-
 /* The bin an empty bin i looks at on its attempt-th probe. */
 static inline int
 DensifyProbe(int i, uint32 attempt, int k, int32 seed)
@@ -210,7 +199,7 @@ typedef struct MinHashBuilder
 static void
 MinHashBuilderInit(MinHashBuilder *b, int num_perm)
 {
-	CheckNumPerm(num_perm);
+	NddCheckNumPerm(num_perm);
 	b->num_perm = num_perm;
 	b->mins = palloc(num_perm * sizeof(uint32));
 	memset(b->mins, 0xFF, num_perm * sizeof(uint32));
@@ -388,7 +377,8 @@ CheckHeader(const char *input, int version, int num_perm, int source, int shingl
 {
 	if (version != MINHASH_VERSION)
 		MINHASH_SYNTAX_ERROR(input, "Unsupported minhash format version %d.", version);
-	if (num_perm < NDD_NUM_PERM_MIN || num_perm > NDD_NUM_PERM_MAX)
+	/* a literal's fields are its syntax: 22P02, the detail NddCheckNumPerm's */
+	if (!NddNumPermIsValid(num_perm))
 		MINHASH_SYNTAX_ERROR(input, "num_perm must be between %d and %d.",
 							 NDD_NUM_PERM_MIN, NDD_NUM_PERM_MAX);
 	if (source < MINHASH_SOURCE_WORD || source > MINHASH_SOURCE_BIGINT)

@@ -25,8 +25,6 @@
  */
 #include "postgres.h"
 
-#include <math.h>
-
 #include "access/gin.h"
 #include "access/reloptions.h"
 #include "access/stratnum.h"
@@ -80,13 +78,14 @@ GinBanding(const MinHashGinOptions *opts, int *bands, int *rows)
 	}
 	else if (opts->bands > 0)
 	{
+		/* at least one row, so that too many bands fail validation */
 		*bands = opts->bands;
-		*rows = opts->num_perm / opts->bands;
+		*rows = Max(opts->num_perm / opts->bands, 1);
 	}
 	else if (opts->rows > 0)
 	{
 		*rows = opts->rows;
-		*bands = opts->num_perm / opts->rows;
+		*bands = Max(opts->num_perm / opts->rows, 1);
 	}
 	else
 		LshBandingForThreshold(opts->num_perm, opts->threshold, bands, rows);
@@ -100,14 +99,7 @@ GinOptionsValidate(void *parsed, relopt_value *vals, int nvals)
 	int			bands,
 				rows;
 
-	if (opts->threshold <= 0.0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("threshold must be greater than 0 and at most 1")));
-	if (opts->bands > opts->num_perm || opts->rows > opts->num_perm)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("bands and rows must be at most num_perm (%d)", opts->num_perm)));
+	NddCheckThreshold(opts->threshold);
 	GinBanding(opts, &bands, &rows);
 	LshCheckBanding(opts->num_perm, bands, rows);
 }
@@ -240,10 +232,7 @@ QuerySketch(HeapTupleHeader query, double *threshold)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("minhash_query must have a sketch and a threshold")));
 	*threshold = DatumGetFloat8(t);
-	if (isnan(*threshold) || *threshold <= 0.0 || *threshold > 1.0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("threshold must be greater than 0 and at most 1")));
+	NddCheckThreshold(*threshold);
 	return DatumGetMinHashP(sketch);
 }
 
@@ -355,10 +344,7 @@ minhash_similar(PG_FUNCTION_ARGS)
 	MinHash    *b = PG_GETARG_MINHASH_P(1);
 	double		threshold = PG_GETARG_FLOAT8(2);
 
-	if (isnan(threshold) || threshold <= 0.0 || threshold > 1.0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("threshold must be greater than 0 and at most 1")));
+	NddCheckThreshold(threshold);
 	PG_RETURN_BOOL(MinHashSimilarity(a, b) >= threshold);
 }
 

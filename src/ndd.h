@@ -1,9 +1,12 @@
 /*
  * ndd.h
- *		Limits, defaults and GUCs shared by every part of the ndd extension.
+ *		Limits, defaults and GUCs shared by every part of the ndd extension,
+ *		and the checks of the arguments they limit.
  */
 #ifndef NDD_H
 #define NDD_H
+
+#include "utils/array.h"
 
 /* PostgreSQL 16 moved the varlena macros (VARDATA, SET_VARSIZE...) here */
 #if PG_VERSION_NUM >= 160000
@@ -46,5 +49,71 @@
 /* GUC variables, defined in ndd.c */
 extern double ndd_similarity_threshold;
 extern int	ndd_hamming_threshold;
+
+/*
+ * Argument checks, one per rule, as pgvector's CheckDim: every function that
+ * takes a threshold, a num_perm, a distance or an array of elements rejects
+ * a bad one in the same words.  Out of range is INVALID_PARAMETER_VALUE.
+ */
+
+/* Error out unless 0 < threshold <= 1 (NaN is out of range too). */
+static inline void
+NddCheckThreshold(double threshold)
+{
+	if (!(threshold > 0.0 && threshold <= 1.0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("threshold must be greater than 0 and at most 1")));
+}
+
+/* Is num_perm a sketch length ndd supports? */
+static inline bool
+NddNumPermIsValid(int num_perm)
+{
+	return num_perm >= NDD_NUM_PERM_MIN && num_perm <= NDD_NUM_PERM_MAX;
+}
+
+/* Error out unless num_perm is a sketch length ndd supports. */
+static inline void
+NddCheckNumPerm(int num_perm)
+{
+	if (!NddNumPermIsValid(num_perm))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("num_perm %d is out of range", num_perm),
+				 errdetail("num_perm must be between %d and %d.",
+						   NDD_NUM_PERM_MIN, NDD_NUM_PERM_MAX)));
+}
+
+/*
+ * Error out unless an index, block keys or the trigger can be laid out for
+ * this Hamming distance (ndd.hamming_threshold's own, wider range is checked
+ * by the GUC machinery).
+ */
+static inline void
+NddCheckMaxDistance(int max_distance)
+{
+	if (max_distance < NDD_SIMHASH_MAX_DISTANCE_MIN ||
+		max_distance > NDD_SIMHASH_MAX_DISTANCE_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_distance %d is out of range", max_distance),
+				 errdetail("max_distance must be between %d and %d.",
+						   NDD_SIMHASH_MAX_DISTANCE_MIN, NDD_SIMHASH_MAX_DISTANCE_MAX)));
+}
+
+/*
+ * Error out if the array argument argname holds a NULL: a NULL element has
+ * no hash, and no key.
+ */
+static inline void
+NddCheckNoNulls(ArrayType *arr, const char *argname)
+{
+	if (array_contains_nulls(arr))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("array must not contain nulls"),
+				 errdetail("Argument \"%s\" has a null element.", argname)));
+}
 
 #endif							/* NDD_H */

@@ -776,20 +776,6 @@ ShingleHashes(const char *text, size_t len, const ShingleConfig *cfg,
 }
 
 /*
- * Error out if the array argument argname holds a NULL: a NULL element has
- * no hash.  Every function that takes a set as an array says it this way.
- */
-void
-ElementCheckNoNulls(ArrayType *arr, const char *argname)
-{
-	if (array_contains_nulls(arr))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("array must not contain nulls"),
-				 errdetail("Argument \"%s\" has a null element.", argname)));
-}
-
-/*
  * Call sink with the hash of every element of a text[] or bigint[] (the
  * argument argname): a set given as it is, without tokenization.  NULL
  * elements are an error.
@@ -807,7 +793,7 @@ ElementHashes(ArrayType *arr, const char *argname, uint64 seed,
 	uint64		batch[SHINGLE_BATCH];
 	int			nbatch = 0;
 
-	ElementCheckNoNulls(arr, argname);
+	NddCheckNoNulls(arr, argname);
 	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
 	deconstruct_array(arr, elemtype, typlen, typbyval, typalign, &elems, NULL, &n);
 	for (int i = 0; i < n; i++)

@@ -44,7 +44,6 @@ extern void ShingleConfigInit(ShingleConfig *cfg, const char *unit_name,
 extern int64 ShingleHashes(const char *text, size_t len,
 						   const ShingleConfig *cfg,
 						   ShingleHashSink sink, void *arg);
-extern void ElementCheckNoNulls(ArrayType *arr, const char *argname);
 extern void ElementHashes(ArrayType *arr, const char *argname, uint64 seed,
 						  ShingleHashSink sink, void *arg);
 extern int64 ShingleTexts(const char *text, size_t len,

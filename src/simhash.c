@@ -364,8 +364,8 @@ simhash_array_weighted(PG_FUNCTION_ARGS)
 				 errmsg("features and weights have different lengths %d and %d",
 						nfeatures, nweights),
 				 errhint("Give one weight per feature.")));
-	ElementCheckNoNulls(features, "features");
-	ElementCheckNoNulls(weights, "weights");
+	NddCheckNoNulls(features, "features");
+	NddCheckNoNulls(weights, "weights");
 	deconstruct_array(weights, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
 					  TYPALIGN_DOUBLE, &wdatums, NULL, &nweights);
 	w = palloc(Max(nweights, 1) * sizeof(float8));

@@ -135,12 +135,7 @@ simhash_keys(PG_FUNCTION_ARGS)
 	int32		max_distance = PG_GETARG_INT32(1);
 	SimHashKeyLayout layout;
 
-	if (max_distance < NDD_SIMHASH_MAX_DISTANCE_MIN || max_distance > NDD_SIMHASH_MAX_DISTANCE_MAX)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("max_distance %d is out of range", max_distance),
-				 errdetail("max_distance must be between %d and %d.",
-						   NDD_SIMHASH_MAX_DISTANCE_MIN, NDD_SIMHASH_MAX_DISTANCE_MAX)));
+	NddCheckMaxDistance(max_distance);
 	SimHashKeyLayoutInit(&layout, max_distance, SIMHASH_KEYS_PAIRS);
 	Assert(SimHashRequiredKeys(&layout, max_distance) >= 1);
 	PG_RETURN_ARRAYTYPE_P(construct_array(SimHashKeys(&layout, v), layout.nkeys, INT8OID,

@@ -56,6 +56,7 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
 #include <math.h>
 
 #include "access/genam.h"
@@ -577,6 +578,50 @@ ColumnOf(Relation rel, const char *name)
 	return attnum;
 }
 
+/* What CheckRuleLimit's error context names: the trigger, and the setting. */
+typedef struct RuleLimitSource
+{
+	const char *trigger;
+	const char *setting;		/* the ndd.* setting the value came from, or
+								 * NULL for the trigger's second argument */
+} RuleLimitSource;
+
+/* Say where a threshold or distance that failed its check came from. */
+static void
+RuleLimitContext(void *arg)
+{
+	RuleLimitSource *source = (RuleLimitSource *) arg;
+
+	if (source->setting)
+		errcontext("%s, the default of trigger \"%s\"", source->setting, source->trigger);
+	else
+		errcontext("second argument of trigger \"%s\"", source->trigger);
+}
+
+/*
+ * Check the rule's threshold (minhash) or distance (simhash) as every
+ * function checks one, adding which trigger and argument or setting gave it.
+ */
+static void
+CheckRuleLimit(Trigger *trigger, const NearDuplicateRule *rule)
+{
+	RuleLimitSource source;
+	ErrorContextCallback callback;
+
+	source.trigger = trigger->tgname;
+	source.setting = trigger->tgnargs >= 2 ? NULL :
+		rule->simhash ? "ndd.hamming_threshold" : "ndd.similarity_threshold";
+	callback.callback = RuleLimitContext;
+	callback.arg = &source;
+	callback.previous = error_context_stack;
+	error_context_stack = &callback;
+	if (rule->simhash)
+		NddCheckMaxDistance(rule->max_distance);
+	else
+		NddCheckThreshold(rule->threshold);
+	error_context_stack = callback.previous;
+}
+
 /*
  * The rule from the trigger's arguments:
  * (sketch_column [, threshold | max_distance [, action [, verify_column]]])
@@ -620,13 +665,11 @@ ParseRule(Trigger *trigger, Relation rel, Oid nsp, Oid *sketch_type, NearDuplica
 		char	   *end;
 		long		d = strtol(trigger->tgargs[1], &end, 10);
 
-		if (end == trigger->tgargs[1] || *end != '\0' ||
-			d < NDD_SIMHASH_MAX_DISTANCE_MIN || d > NDD_SIMHASH_MAX_DISTANCE_MAX)
+		if (end == trigger->tgargs[1] || *end != '\0' || d < INT_MIN || d > INT_MAX)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("invalid distance \"%s\" for trigger \"%s\"", trigger->tgargs[1], trigger->tgname),
-					 errdetail("For a simhash column the distance must be a whole number of bits from %d to %d.",
-							   NDD_SIMHASH_MAX_DISTANCE_MIN, NDD_SIMHASH_MAX_DISTANCE_MAX)));
+					 errdetail("For a simhash column the distance is a whole number of bits.")));
 		rule->max_distance = (int) d;
 	}
 	else if (trigger->tgnargs >= 2)
@@ -634,27 +677,13 @@ ParseRule(Trigger *trigger, Relation rel, Oid nsp, Oid *sketch_type, NearDuplica
 		char	   *end;
 
 		rule->threshold = strtod(trigger->tgargs[1], &end);
-		if (end == trigger->tgargs[1] || *end != '\0' || isnan(rule->threshold) ||
-			rule->threshold <= 0.0 || rule->threshold > 1.0)
+		if (end == trigger->tgargs[1] || *end != '\0')
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("invalid threshold \"%s\" for trigger \"%s\"", trigger->tgargs[1], trigger->tgname),
-					 errdetail("The threshold must be greater than 0 and at most 1.")));
+					 errdetail("For a minhash column the threshold is a number.")));
 	}
-	else if (rule->simhash &&
-			 (rule->max_distance < NDD_SIMHASH_MAX_DISTANCE_MIN || rule->max_distance > NDD_SIMHASH_MAX_DISTANCE_MAX))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("ndd.hamming_threshold %d is out of range for trigger \"%s\"",
-						rule->max_distance, trigger->tgname),
-				 errhint("Give the trigger a distance from %d to %d as its second argument.",
-						 NDD_SIMHASH_MAX_DISTANCE_MIN, NDD_SIMHASH_MAX_DISTANCE_MAX)));
-	else if (!rule->simhash && rule->threshold <= 0.0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("ndd.similarity_threshold %g is out of range for trigger \"%s\"",
-						rule->threshold, trigger->tgname),
-				 errhint("Give the trigger a threshold greater than 0 as its second argument.")));
+	CheckRuleLimit(trigger, rule);
 
 	rule->action = ACTION_ERROR;
 	if (trigger->tgnargs >= 3)

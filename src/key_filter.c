@@ -77,6 +77,7 @@ typedef struct KeyFilter
 	uint8		data[FLEXIBLE_ARRAY_MEMBER];
 } KeyFilter;
 
+/* Bytes of one bitmap. */
 static inline Size
 BitmapBytes(const KeyFilterSize *size)
 {
@@ -113,6 +114,7 @@ FilterSize(int64 expected_keys)
 	return size;
 }
 
+/* A zeroed state of the given sizes, allocated in context. */
 static KeyFilterState *
 NewState(MemoryContext context, KeyFilterSize size)
 {
@@ -128,6 +130,7 @@ NewState(MemoryContext context, KeyFilterSize size)
 	return state;
 }
 
+/* Record one key: its bit in seen (or again, if set), its counter. */
 static inline void
 AddKey(KeyFilterState *state, uint64 key)
 {
@@ -220,6 +223,7 @@ ndd_colliding_keys_combinefn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(a);
 }
 
+/* The state as bytea, for parallel aggregation: sizes, seen, again, counts. */
 PG_FUNCTION_INFO_V1(ndd_colliding_keys_serialfn);
 Datum
 ndd_colliding_keys_serialfn(PG_FUNCTION_ARGS)
@@ -239,6 +243,7 @@ ndd_colliding_keys_serialfn(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(out);
 }
 
+/* The state back from ndd_colliding_keys_serialfn, checked for size. */
 PG_FUNCTION_INFO_V1(ndd_colliding_keys_deserialfn);
 Datum
 ndd_colliding_keys_deserialfn(PG_FUNCTION_ARGS)

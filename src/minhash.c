@@ -1,7 +1,8 @@
 /*
  * minhash.c
- *		The minhash type: construction, text and binary I/O, similarity and
- *		the % and <-> operators.
+ *		The minhash type: construction, text and binary I/O, similarity, the
+ *		% and <-> operators, % minhash_query and similar() (a threshold given
+ *		as a value), and the low-bits summary that discovery prunes with.
  *
  * One permutation, densified
  * --------------------------
@@ -31,6 +32,7 @@
 #include "access/htup_details.h"
 
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "libpq/pqformat.h"
@@ -48,6 +50,7 @@
 /* Probes per empty bin before falling back to the next real bin in order. */
 #define MINHASH_MAX_PROBES(k)	(64 * (k))
 
+/* The unit name of a MinHashSource, as sketches show it; NULL if unknown. */
 const char *
 MinHashSourceName(int source)
 {
@@ -65,6 +68,7 @@ MinHashSourceName(int source)
 	return NULL;
 }
 
+/* The MinHashSource named by len bytes at name, or 0. */
 static int
 MinHashSourceFromName(const char *name, size_t len)
 {
@@ -86,6 +90,7 @@ MinHashSettingsString(int num_perm, int source, int shingle_size, int32 seed)
 					num_perm, MinHashSourceName(source), shingle_size, seed);
 }
 
+/* How a sketch was made, as MinHashSettingsString writes it. */
 static char *
 MinHashSettings(const MinHash *mh)
 {
@@ -196,6 +201,7 @@ typedef struct MinHashBuilder
 	uint32	   *mins;
 } MinHashBuilder;
 
+/* Start a sketch of num_perm empty bins. */
 static void
 MinHashBuilderInit(MinHashBuilder *b, int num_perm)
 {
@@ -216,6 +222,7 @@ MinHashBuilderAdd(MinHashBuilder *b, uint64 hash)
 		b->mins[bin] = value;
 }
 
+/* Add a batch of element hashes (a ShingleHashSink). */
 static void
 MinHashBuilderAddBatch(void *arg, const uint64 *hashes, int n)
 {
@@ -277,6 +284,7 @@ minhash_sketch_array(PG_FUNCTION_ARGS)
  * ---------------------------------------------------------------------
  */
 
+/* Append n words as 8 lower-case hex digits each. */
 static void
 AppendHexWords(StringInfo buf, const uint32 *words, int n)
 {
@@ -289,6 +297,7 @@ AppendHexWords(StringInfo buf, const uint32 *words, int n)
 	buf->data[buf->len] = '\0';
 }
 
+/* minhash_out: the text form above. */
 PG_FUNCTION_INFO_V1(minhash_out);
 Datum
 minhash_out(PG_FUNCTION_ARGS)
@@ -437,6 +446,7 @@ MinHashAssemble(const char *input, int num_perm, int source, int shingle_size,
 	return mh;
 }
 
+/* minhash_in: the text form above, every field checked. */
 PG_FUNCTION_INFO_V1(minhash_in);
 Datum
 minhash_in(PG_FUNCTION_ARGS)
@@ -493,6 +503,7 @@ minhash_in(PG_FUNCTION_ARGS)
 										(int32) seed, empty, values, filled));
 }
 
+/* Binary form: the header fields, the values, then the bitmap if any. */
 PG_FUNCTION_INFO_V1(minhash_send);
 Datum
 minhash_send(PG_FUNCTION_ARGS)
@@ -515,6 +526,7 @@ minhash_send(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
 }
 
+/* Binary input: checked as minhash_in checks the text form. */
 PG_FUNCTION_INFO_V1(minhash_recv);
 Datum
 minhash_recv(PG_FUNCTION_ARGS)
@@ -553,6 +565,7 @@ minhash_recv(PG_FUNCTION_ARGS)
  * ---------------------------------------------------------------------
  */
 
+/* similarity(a, b): the estimated Jaccard resemblance */
 PG_FUNCTION_INFO_V1(minhash_similarity);
 Datum
 minhash_similarity(PG_FUNCTION_ARGS)
@@ -572,6 +585,55 @@ minhash_similarity_op(PG_FUNCTION_ARGS)
 	MinHash    *b = PG_GETARG_MINHASH_P(1);
 
 	PG_RETURN_BOOL(MinHashSimilarity(a, b) >= ndd_similarity_threshold);
+}
+
+/*
+ * Read a minhash_query (sketch, threshold): the right operand of
+ * minhash % minhash_query, and the query of the index scan it becomes.
+ */
+MinHash *
+MinHashFromQuery(HeapTupleHeader query, double *threshold)
+{
+	bool		isnull_sketch,
+				isnull_threshold;
+	Datum		sketch = GetAttributeByNum(query, 1, &isnull_sketch);
+	Datum		t = GetAttributeByNum(query, 2, &isnull_threshold);
+
+	if (isnull_sketch || isnull_threshold)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("minhash_query must have a sketch and a threshold")));
+	*threshold = DatumGetFloat8(t);
+	NddCheckThreshold(*threshold);
+	return DatumGetMinHashP(sketch);
+}
+
+/* a % (q, t)::minhash_query: similarity(a, q) >= t */
+PG_FUNCTION_INFO_V1(minhash_similar_query_op);
+Datum
+minhash_similar_query_op(PG_FUNCTION_ARGS)
+{
+	MinHash    *a = PG_GETARG_MINHASH_P(0);
+	double		threshold;
+	MinHash    *q = MinHashFromQuery(PG_GETARG_HEAPTUPLEHEADER(1), &threshold);
+
+	PG_RETURN_BOOL(MinHashSimilarity(a, q) >= threshold);
+}
+
+/*
+ * similar(a, b, threshold): similarity(a, b) >= threshold, IMMUTABLE; its
+ * planner support function (minhash_gin.c) turns it into % minhash_query
+ */
+PG_FUNCTION_INFO_V1(minhash_similar);
+Datum
+minhash_similar(PG_FUNCTION_ARGS)
+{
+	MinHash    *a = PG_GETARG_MINHASH_P(0);
+	MinHash    *b = PG_GETARG_MINHASH_P(1);
+	double		threshold = PG_GETARG_FLOAT8(2);
+
+	NddCheckThreshold(threshold);
+	PG_RETURN_BOOL(MinHashSimilarity(a, b) >= threshold);
 }
 
 /* a <-> b: 1 - similarity */

@@ -5,6 +5,7 @@
 #ifndef NDD_MINHASH_H
 #define NDD_MINHASH_H
 
+#include "access/htup.h"
 #include "fmgr.h"
 
 #define MINHASH_VERSION			1
@@ -59,5 +60,6 @@ extern const char *MinHashSourceName(int source);
 extern char *MinHashSettingsString(int num_perm, int source, int shingle_size, int32 seed);
 extern void MinHashCheckCompatible(const MinHash *a, const MinHash *b);
 extern double MinHashSimilarity(const MinHash *a, const MinHash *b);
+extern MinHash *MinHashFromQuery(HeapTupleHeader query, double *threshold);
 
 #endif							/* NDD_MINHASH_H */

@@ -1,7 +1,8 @@
 /*
  * minhash_gin.c
  *		The GIN operator class minhash_ops: LSH band keys as index entries,
- *		exact by pigeonhole, and the similar() function that reaches it.
+ *		exact by pigeonhole, and the planner support that lets similar()
+ *		reach it.
  *
  * Each indexed sketch yields one key per band: the band number in the high
  * bits and key_bits bits of the band's hash (lsh.c) in the low ones.  The
@@ -30,7 +31,6 @@
 #include "access/stratnum.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
-#include "funcapi.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
@@ -159,6 +159,7 @@ MinHashGinIsExact(Relation index, int attno, double threshold, int *bands, int *
 	return LshRequiredBands(opts->num_perm, *bands, *rows, threshold) >= 1;
 }
 
+/* The opclass options of the index column being scanned or built. */
 static MinHashGinOptions *
 GinOptions(FunctionCallInfo fcinfo)
 {
@@ -218,24 +219,6 @@ gin_extract_value_minhash(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(GinKeys(GinOptions(fcinfo), mh, nkeys));
 }
 
-/* Read a minhash_query (sketch, threshold); NULL fields are errors. */
-static MinHash *
-QuerySketch(HeapTupleHeader query, double *threshold)
-{
-	bool		isnull_sketch,
-				isnull_threshold;
-	Datum		sketch = GetAttributeByNum(query, 1, &isnull_sketch);
-	Datum		t = GetAttributeByNum(query, 2, &isnull_threshold);
-
-	if (isnull_sketch || isnull_threshold)
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("minhash_query must have a sketch and a threshold")));
-	*threshold = DatumGetFloat8(t);
-	NddCheckThreshold(*threshold);
-	return DatumGetMinHashP(sketch);
-}
-
 /* extractQuery(query, internal, int2, internal, internal, internal, internal) */
 PG_FUNCTION_INFO_V1(gin_extract_query_minhash);
 Datum
@@ -260,7 +243,7 @@ gin_extract_query_minhash(PG_FUNCTION_ARGS)
 			threshold = ndd_similarity_threshold;
 			break;
 		case NDD_MINHASH_SIMILAR_QUERY_STRATEGY:
-			mh = QuerySketch(PG_GETARG_HEAPTUPLEHEADER(0), &threshold);
+			mh = MinHashFromQuery(PG_GETARG_HEAPTUPLEHEADER(0), &threshold);
 			break;
 		default:
 			elog(ERROR, "unrecognized strategy number: %d", strategy);
@@ -319,40 +302,15 @@ gin_minhash_triconsistent(PG_FUNCTION_ARGS)
 }
 
 /* ---------------------------------------------------------------------
- * A threshold passed as a value: minhash % minhash_query and similar()
+ * similar() through the index
  * ---------------------------------------------------------------------
  */
 
-/* a % (q, t)::minhash_query: similarity(a, q) >= t */
-PG_FUNCTION_INFO_V1(minhash_similar_query_op);
-Datum
-minhash_similar_query_op(PG_FUNCTION_ARGS)
-{
-	MinHash    *a = PG_GETARG_MINHASH_P(0);
-	double		threshold;
-	MinHash    *q = QuerySketch(PG_GETARG_HEAPTUPLEHEADER(1), &threshold);
-
-	PG_RETURN_BOOL(MinHashSimilarity(a, q) >= threshold);
-}
-
-/* similar(a, b, threshold): similarity(a, b) >= threshold, IMMUTABLE */
-PG_FUNCTION_INFO_V1(minhash_similar);
-Datum
-minhash_similar(PG_FUNCTION_ARGS)
-{
-	MinHash    *a = PG_GETARG_MINHASH_P(0);
-	MinHash    *b = PG_GETARG_MINHASH_P(1);
-	double		threshold = PG_GETARG_FLOAT8(2);
-
-	NddCheckThreshold(threshold);
-	PG_RETURN_BOOL(MinHashSimilarity(a, b) >= threshold);
-}
-
 /*
- * The planner support function of similar(): turns similar(col, q, t) (or
- * similar(q, col, t)) on an indexed column into the index condition
- * col % ROW(q, t)::minhash_query, an exact equivalent, as PostGIS does for
- * ST_DWithin.
+ * The planner support function of similar() (minhash.c): turns
+ * similar(col, q, t) (or similar(q, col, t)) on an indexed column into the
+ * index condition col % ROW(q, t)::minhash_query, an exact equivalent, as
+ * PostGIS does for ST_DWithin.
  */
 PG_FUNCTION_INFO_V1(minhash_similar_support);
 Datum

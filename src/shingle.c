@@ -108,6 +108,7 @@ typedef enum CodePointClass
 	CP_STANDALONE				/* a word by itself (scripts without spaces) */
 } CodePointClass;
 
+/* Fill the ASCII folding table and load the C.UTF-8 locale, once. */
 static void
 InitTables(void)
 {
@@ -211,6 +212,7 @@ ClassifyCodePoint(pg_wchar c, pg_wchar *folded)
 	return CP_SEPARATOR;
 }
 
+/* Append n bytes to the current word, growing it as needed. */
 static inline void
 WordAppend(Tokenizer *tz, const char *bytes, int n)
 {
@@ -223,6 +225,7 @@ WordAppend(Tokenizer *tz, const char *bytes, int n)
 	tz->word_len += n;
 }
 
+/* Append a code point to the current word, as UTF-8. */
 static inline void
 WordAppendCodePoint(Tokenizer *tz, pg_wchar c)
 {
@@ -312,6 +315,7 @@ TokenizerPeek(Tokenizer *tz, pg_wchar *c)
 	return true;
 }
 
+/* Consume the code point TokenizerPeek returned. */
 static inline void
 TokenizerTake(Tokenizer *tz)
 {
@@ -688,6 +692,7 @@ TokenizerInit(Tokenizer *tz, const char *text, size_t len, const ShingleConfig *
 	tz->word = palloc(tz->word_cap);
 }
 
+/* The unit named word or char (any case); an error otherwise. */
 ShingleUnit
 ShingleUnitFromName(const char *name)
 {
@@ -702,6 +707,7 @@ ShingleUnitFromName(const char *name)
 	return SHINGLE_UNIT_WORD;	/* keep compiler quiet */
 }
 
+/* The name of a unit, as the SQL functions take it. */
 const char *
 ShingleUnitName(ShingleUnit unit)
 {
@@ -910,6 +916,7 @@ typedef char *CString;
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
+/* Sort the set and drop repeats. */
 static void
 HashSetCompact(HashSet *set)
 {
@@ -922,6 +929,7 @@ HashSetCompact(HashSet *set)
 	set->count = j;
 }
 
+/* Add one hash, compacting or doubling when full. */
 static void
 HashSetAdd(HashSet *set, uint64 hash)
 {
@@ -938,6 +946,7 @@ HashSetAdd(HashSet *set, uint64 hash)
 	set->items[set->count++] = hash;
 }
 
+/* Add a batch of hashes (a ShingleHashSink). */
 static void
 HashSetAddBatch(void *arg, const uint64 *hashes, int n)
 {
@@ -945,6 +954,7 @@ HashSetAddBatch(void *arg, const uint64 *hashes, int n)
 		HashSetAdd((HashSet *) arg, hashes[i]);
 }
 
+/* An empty set with room for 1024 hashes. */
 static void
 HashSetInit(HashSet *set)
 {
@@ -981,6 +991,7 @@ HashSetJaccard(HashSet *a, HashSet *b)
 	return (double) common / (double) (a->count + b->count - common);
 }
 
+/* A config from (shingle_size, unit, strip_html) arguments from first on. */
 static void
 ShingleConfigFromArgs(FunctionCallInfo fcinfo, int first, ShingleConfig *cfg)
 {

@@ -57,6 +57,7 @@
 
 static const char simhash_hex[] = "0123456789abcdef";
 
+/* The value of a hex digit, or -1. */
 static inline int
 HexValue(char c)
 {
@@ -113,6 +114,7 @@ simhash_in(PG_FUNCTION_ARGS)
 	PG_RETURN_SIMHASH(v);
 }
 
+/* simhash_out: 16 lower-case hex digits, most significant first. */
 PG_FUNCTION_INFO_V1(simhash_out);
 Datum
 simhash_out(PG_FUNCTION_ARGS)
@@ -154,6 +156,7 @@ simhash_recv(PG_FUNCTION_ARGS)
  * ---------------------------------------------------------------------
  */
 
+/* simhash::bigint: the same 64 bits, two's complement. */
 PG_FUNCTION_INFO_V1(simhash_to_bigint);
 Datum
 simhash_to_bigint(PG_FUNCTION_ARGS)
@@ -161,6 +164,7 @@ simhash_to_bigint(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64((int64) PG_GETARG_SIMHASH(0));
 }
 
+/* bigint::simhash: the same 64 bits. */
 PG_FUNCTION_INFO_V1(simhash_from_bigint);
 Datum
 simhash_from_bigint(PG_FUNCTION_ARGS)
@@ -183,6 +187,7 @@ simhash_to_bit(PG_FUNCTION_ARGS)
 	PG_RETURN_VARBIT_P(result);
 }
 
+/* bit(64)::simhash, most significant bit first; other lengths are errors. */
 PG_FUNCTION_INFO_V1(simhash_from_bit);
 Datum
 simhash_from_bit(PG_FUNCTION_ARGS)
@@ -223,6 +228,7 @@ typedef struct SimHashVotes
 	uint64		total;
 } SimHashVotes;
 
+/* Zero the votes, and fill byte_spread on first use. */
 static void
 SimHashVotesInit(SimHashVotes *votes)
 {
@@ -242,6 +248,7 @@ SimHashVotesInit(SimHashVotes *votes)
 	memset(votes, 0, sizeof(*votes));
 }
 
+/* Add the byte lanes into the wide counters and clear them. */
 static void
 SimHashVotesFlush(SimHashVotes *votes)
 {
@@ -328,6 +335,7 @@ typedef struct SimHashWeightedVotes
 	float8		sums[NDD_SIMHASH_BITS];
 } SimHashWeightedVotes;
 
+/* Feature hashes, each voting with its weight (a ShingleHashSink). */
 static void
 SimHashWeightedAdd(void *arg, const uint64 *hashes, int n)
 {
@@ -395,6 +403,7 @@ simhash_array_weighted(PG_FUNCTION_ARGS)
  * ---------------------------------------------------------------------
  */
 
+/* hamming_distance(a, b): bits that differ */
 PG_FUNCTION_INFO_V1(hamming_distance);
 Datum
 hamming_distance(PG_FUNCTION_ARGS)
@@ -434,6 +443,7 @@ simhash_hamming_dist(PG_FUNCTION_ARGS)
  * ---------------------------------------------------------------------
  */
 
+/* An SQL comparison function of two fingerprints: a op b, unsigned. */
 #define SIMHASH_COMPARISON(name, op) \
 PG_FUNCTION_INFO_V1(name); \
 Datum \
@@ -449,6 +459,7 @@ SIMHASH_COMPARISON(simhash_ne, !=)
 SIMHASH_COMPARISON(simhash_ge, >=)
 SIMHASH_COMPARISON(simhash_gt, >)
 
+/* btree support: compare as unsigned 64-bit values. */
 PG_FUNCTION_INFO_V1(simhash_cmp);
 Datum
 simhash_cmp(PG_FUNCTION_ARGS)
@@ -459,6 +470,7 @@ simhash_cmp(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32(a < b ? -1 : a > b ? 1 : 0);
 }
 
+/* btree sort support: the unsigned Datum comparator. */
 PG_FUNCTION_INFO_V1(simhash_sortsupport);
 Datum
 simhash_sortsupport(PG_FUNCTION_ARGS)
@@ -477,6 +489,7 @@ simhash_hash(PG_FUNCTION_ARGS)
 	return DirectFunctionCall1(hashint8, PG_GETARG_DATUM(0));
 }
 
+/* The same extended hash as the bigint with the same bits. */
 PG_FUNCTION_INFO_V1(simhash_hash_extended);
 Datum
 simhash_hash_extended(PG_FUNCTION_ARGS)
@@ -499,6 +512,7 @@ simhash_hash_extended(PG_FUNCTION_ARGS)
  * ---------------------------------------------------------------------
  */
 
+/* Chance that two random fingerprints are within threshold bits. */
 static double
 SimHashRandomMatchFraction(int threshold)
 {

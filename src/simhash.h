@@ -1,7 +1,6 @@
 /*
  * simhash.h
- *		The simhash type: a 64-bit fingerprint (Charikar), passed by value,
- *		and the key the GiST operator class stores.
+ *		The simhash type: a 64-bit fingerprint (Charikar), passed by value.
  */
 #ifndef NDD_SIMHASH_H
 #define NDD_SIMHASH_H
@@ -22,21 +21,6 @@ typedef uint64 SimHash;
 #define SimHashGetDatum(x)			UInt64GetDatum(x)
 #define PG_GETARG_SIMHASH(n)		DatumGetSimHash(PG_GETARG_DATUM(n))
 #define PG_RETURN_SIMHASH(x)		return SimHashGetDatum(x)
-
-/*
- * The GiST key: the bits every fingerprint below an entry agrees on (mask)
- * and their values (bits, zero outside mask).  A leaf holds one fingerprint:
- * mask is all ones.
- */
-typedef struct GistSimHashKey
-{
-	uint64		bits;
-	uint64		mask;
-} GistSimHashKey;
-
-#define GIST_SIMHASH_KEY_SIZE		sizeof(GistSimHashKey)
-
-#define DatumGetGistSimHashKeyP(x)	((GistSimHashKey *) DatumGetPointer(x))
 
 /* Hamming distance between two fingerprints. */
 static inline int

@@ -1,40 +1,24 @@
 /*
  * simhash_gin.c
  *		GIN operator class for simhash % simhash: Hamming search with block
- *		keys (Manku, Jain and Das Sarma, 2007).
+ *		keys (Manku, Jain and Das Sarma, 2007; see simhash_keys.c for the
+ *		keys, their two layouts and the pigeonhole bound).
  *
- * Pigeonhole over blocks
- * ----------------------
- * Split the 64 bits into blocks.  Two fingerprints within t bits differ in
- * at most t blocks and agree exactly on the others.  A GIN key is made of
- * one or two blocks (tagged with the key's number), so a row within t bits
- * of the query shares every key whose blocks escaped the t differences;
- * the consistent function demands as many shared keys as the worst
- * placement of t differences leaves, and the recheck applies the exact
- * distance.  An index scan therefore returns exactly what a sequential scan
- * returns, at any threshold.
+ * Each row's keys are its fingerprint's block keys for the index's
+ * max_distance and layout (the opclass options).  The consistent function
+ * demands as many shared keys as the worst placement of the current
+ * threshold's differences leaves (SimHashRequiredKeys), and the recheck
+ * applies the exact distance, so an index scan returns exactly what a
+ * sequential scan returns, at any threshold.  When no key need survive (far
+ * above max_distance) the scan reads the whole index and rechecks every row.
  *
- * Two layouts, chosen by the opclass option keys, for a largest distance k
- * (max_distance):
- *
- *	pairs (default): two halves of 32 bits, each split into k/2 + 2 blocks;
- *	  a key is a pair of blocks of one half.  k differences leave one half
- *	  with at most k/2, hence two clean blocks there: one shared key.  At
- *	  k = 3: 6 blocks of 10-11 bits, 6 keys of 21-22 bits per row.
- *	blocks: k + 2 blocks, each block a key; a row must share two.  At k = 3:
- *	  5 blocks of 12-13 bits, 5 keys per row.
- *
- * The trade-off is posting-list entries read per lookup against bytes per
- * row.  With blocks, a lookup reads about 5 N / 2^13 entries: 6,000 at 10M
- * rows, most of a millisecond, and a batch of lookups cannot go faster.
- * With pairs it reads 6 N / 2^21, about 30 at 10M, each a heap visit, and
- * the index is larger because its keys are nearly unique at a few million
- * rows.  bench/simhash_search.sh measures both, and README gives figures.
- *
- * Above max_distance the index still answers exactly while some key must
- * survive the differences (one more bit for blocks; with pairs, until a
- * difference may fall into every pair); beyond that the scan reads the
- * whole index and rechecks every row.
+ * The trade-off between the layouts is posting-list entries read per lookup
+ * against bytes per row.  With blocks, a lookup reads about 5 N / 2^13
+ * entries: 6,000 at 10M rows, most of a millisecond, and a batch of lookups
+ * cannot go faster.  With pairs it reads 6 N / 2^21, about 30 at 10M, each a
+ * heap visit, and the index is larger because its keys are nearly unique at
+ * a few million rows.  bench/simhash_search.sh measures both, and README
+ * gives figures.
  */
 #include "postgres.h"
 
@@ -61,6 +45,7 @@ static relopt_enum_elt_def simhash_gin_keys_values[] = {
 	{(const char *) NULL, 0}
 };
 
+/* The key layout of the index column, from its options (defaults without). */
 static void
 SimHashKeyLayoutFromOptions(FunctionCallInfo fcinfo, SimHashKeyLayout *layout)
 {
@@ -77,6 +62,7 @@ SimHashKeyLayoutFromOptions(FunctionCallInfo fcinfo, SimHashKeyLayout *layout)
 	SimHashKeyLayoutInit(layout, max_distance, keys);
 }
 
+/* options(internal): simhash_ops(max_distance, keys) and their ranges */
 PG_FUNCTION_INFO_V1(gin_simhash_options);
 Datum
 gin_simhash_options(PG_FUNCTION_ARGS)

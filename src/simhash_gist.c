@@ -1,7 +1,8 @@
 /*
  * simhash_gist.c
- *		GiST operator class for simhash: % (within ndd.hamming_threshold
- *		bits) and ORDER BY fp <-> q (nearest by Hamming distance).
+ *		GiST operator class for simhash, with its key type gsimhash: %
+ *		(within ndd.hamming_threshold bits) and ORDER BY fp <-> q (nearest by
+ *		Hamming distance).
  *
  * Keys of shared bits
  * -------------------
@@ -33,6 +34,18 @@
 #include "ndd.h"
 #include "simhash.h"
 
+/*
+ * The GiST key, the storage type gsimhash: the bits every fingerprint below
+ * an entry agrees on (mask) and their values (bits, zero outside mask).  A
+ * leaf holds one fingerprint: mask is all ones.
+ */
+typedef struct GistSimHashKey
+{
+	uint64		bits;
+	uint64		mask;
+} GistSimHashKey;
+
+#define DatumGetGistSimHashKeyP(x)	((GistSimHashKey *) DatumGetPointer(x))
 #define GETKEY(vec, i)	DatumGetGistSimHashKeyP((vec)->vector[(i)].key)
 
 /* A split on one bit must put at least this share of entries on each side. */
@@ -64,6 +77,7 @@ gsimhash_in(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();			/* keep compiler quiet */
 }
 
+/* gsimhash_out: bits/mask in hex, for debugging an index. */
 PG_FUNCTION_INFO_V1(gsimhash_out);
 Datum
 gsimhash_out(PG_FUNCTION_ARGS)
@@ -159,6 +173,7 @@ gsimhash_union(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(result);
 }
 
+/* gsimhash_same(a, b, result): are two keys identical? */
 PG_FUNCTION_INFO_V1(gsimhash_same);
 Datum
 gsimhash_same(PG_FUNCTION_ARGS)
@@ -201,6 +216,7 @@ typedef struct SortedEntry
 	OffsetNumber offset;
 } SortedEntry;
 
+/* qsort comparator: entries by value, unsigned. */
 static int
 CompareSortedEntries(const void *a, const void *b)
 {
@@ -341,6 +357,7 @@ gsimhash_fastcmp(Datum x, Datum y, SortSupport ssup)
 	return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/* Sort support for the sorted build: gsimhash_fastcmp. */
 PG_FUNCTION_INFO_V1(gsimhash_sortsupport);
 Datum
 gsimhash_sortsupport(PG_FUNCTION_ARGS)

@@ -1,11 +1,32 @@
 /*
  * simhash_keys.c
- *		Block keys of simhash fingerprints, and the SQL helper simhash_keys().
+ *		Block keys of simhash fingerprints, how many of them two fingerprints
+ *		within t bits are sure to share, and the SQL helper simhash_keys().
+ *		The GIN operator class, all-pairs discovery and the insert guard all
+ *		find near fingerprints through these keys.
  *
+ * Pigeonhole over blocks
+ * ----------------------
  * Split the 64 bits into blocks.  Two fingerprints within t bits differ in
- * at most t blocks and agree exactly on the others, so they share every key
- * made only of clean blocks.  The layouts (pairs and blocks) and their
- * trade-offs are described in simhash_gin.c.
+ * at most t blocks and agree exactly on the others.  A key is made of one or
+ * two blocks (tagged with the key's number), so two fingerprints within t
+ * bits share every key whose blocks escaped the t differences, and at least
+ * as many as the worst placement of t differences leaves
+ * (SimHashRequiredKeys).
+ *
+ * Two layouts, for a largest distance k (max_distance):
+ *
+ *	pairs (default): two halves of 32 bits, each split into k/2 + 2 blocks;
+ *	  a key is a pair of blocks of one half.  k differences leave one half
+ *	  with at most k/2, hence two clean blocks there: one shared key.  At
+ *	  k = 3: 6 blocks of 10-11 bits, 6 keys of 21-22 bits per row.
+ *	blocks: k + 2 blocks, each block a key; two fingerprints within k bits
+ *	  share two.  At k = 3: 5 blocks of 12-13 bits, 5 keys per row.
+ *
+ * Above k the bound stays positive while some key must survive the
+ * differences (one more bit for blocks; with pairs, until a difference may
+ * fall into every pair); beyond that it is zero and the keys promise
+ * nothing.  simhash_gin.c weighs the two layouts for an index.
  */
 #include "postgres.h"
 
@@ -19,6 +40,7 @@
 #include "simhash.h"
 #include "simhash_keys.h"
 
+/* Lay out the blocks and keys for max_distance in the given layout. */
 void
 SimHashKeyLayoutInit(SimHashKeyLayout *layout, int max_distance, int keys)
 {
@@ -70,6 +92,7 @@ SimHashKeyLayoutInit(SimHashKeyLayout *layout, int max_distance, int keys)
 	}
 }
 
+/* The value of block b of a fingerprint. */
 static inline uint64
 Block(const SimHashKeyLayout *layout, int b, SimHash v)
 {

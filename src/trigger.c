@@ -171,6 +171,7 @@ GuardSyscacheCallback(Datum arg, int cacheid, uint32 hashvalue)
 	GuardRelcacheCallback(arg, InvalidOid);
 }
 
+/* qsort comparator for int32. */
 static int
 CompareInt32(const void *a, const void *b)
 {
@@ -313,6 +314,7 @@ typedef struct GuardState
 	int			save_nestlevel;
 } GuardState;
 
+/* Enter the state above as role, with the given distance for %, if any. */
 static void
 GuardEnter(GuardState *state, Oid role, const char *hamming_threshold)
 {
@@ -327,6 +329,7 @@ GuardEnter(GuardState *state, Oid role, const char *hamming_threshold)
 						   SECURITY_RESTRICTED_OPERATION | SECURITY_NOFORCE_RLS);
 }
 
+/* Restore the role and settings GuardEnter saved. */
 static void
 GuardLeave(GuardState *state)
 {
@@ -565,6 +568,7 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 	return plans;
 }
 
+/* The attribute number of a column by name; an error if there is none. */
 static int
 ColumnOf(Relation rel, const char *name)
 {

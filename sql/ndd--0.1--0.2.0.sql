@@ -127,8 +127,8 @@ BEGIN
 
     IF is_simhash THEN
         IF k IS NULL OR k < 0 OR k > 6 THEN
-            RAISE EXCEPTION 'max_distance must be between 0 and 6'
-                USING ERRCODE = 'invalid_parameter_value';
+            RAISE EXCEPTION 'max_distance % is out of range', k
+                USING ERRCODE = 'invalid_parameter_value', DETAIL = 'max_distance must be between 0 and 6.';
         END IF;
         keys_of := pg_catalog.format('%I.simhash_keys(t.%I, %s::pg_catalog.int4)', ndd, sketch_column, k);
         required := 1;

@@ -46,7 +46,8 @@
 /* bits per expected key: about 1 single key in 10 survives the filter */
 #define KEY_FILTER_BITS_PER_KEY		10
 #define KEY_FILTER_MIN_BITS			((uint64) 1 << 16)
-#define KEY_FILTER_MAX_BITS			((uint64) 1 << 32)
+/* the serialized state (two bitmaps and the counters) must fit a varlena */
+#define KEY_FILTER_MAX_BITS			((uint64) 1 << 31)
 /* one counter per this many bits of a bitmap */
 #define KEY_FILTER_BITS_PER_COUNTER	8
 /* bytes of work_mem per bitmap bit: two bitmaps and 1/8 byte of counters */
@@ -82,6 +83,18 @@ static inline Size
 BitmapBytes(const KeyFilterSize *size)
 {
 	return size->nbits / 8;
+}
+
+/*
+ * Sizes that FilterSize can produce: anything else did not come from
+ * ndd_colliding_keys, and would index outside the bitmaps or counters.
+ */
+static inline bool
+FilterSizeIsValid(const KeyFilterSize *size)
+{
+	return size->nbits >= KEY_FILTER_MIN_BITS && size->nbits <= KEY_FILTER_MAX_BITS &&
+		size->nbits % 64 == 0 &&
+		size->ncounters == size->nbits / KEY_FILTER_BITS_PER_COUNTER;
 }
 
 /* A hash of the key in [0, n): keys may be structured (simhash blocks). */
@@ -258,7 +271,7 @@ ndd_colliding_keys_deserialfn(PG_FUNCTION_ARGS)
 		elog(ERROR, "corrupt key filter state");
 	memcpy(&size, p, sizeof(KeyFilterSize));
 	p += sizeof(KeyFilterSize);
-	if (size.nbits % 64 != 0 || size.nbits > KEY_FILTER_MAX_BITS ||
+	if (!FilterSizeIsValid(&size) ||
 		VARSIZE_ANY_EXHDR(in) != sizeof(KeyFilterSize) + 2 * BitmapBytes(&size) + size.ncounters)
 		elog(ERROR, "corrupt key filter state");
 	state = NewState(CurrentMemoryContext, size);
@@ -333,7 +346,7 @@ ndd_colliding(PG_FUNCTION_ARGS)
 	int			nkept = 0;
 
 	if (VARSIZE(filter) < offsetof(KeyFilter, data) ||
-		filter->size.nbits % 64 != 0 || filter->size.nbits > KEY_FILTER_MAX_BITS ||
+		!FilterSizeIsValid(&filter->size) ||
 		VARSIZE(filter) != offsetof(KeyFilter, data) + BitmapBytes(&filter->size) + filter->size.ncounters)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

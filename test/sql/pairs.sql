@@ -97,6 +97,13 @@ SELECT ndd_colliding(ARRAY[42::bigint, 7], f) AS repeated_kept,
 FROM kf;
 SELECT ndd_colliding(ARRAY[1::bigint], '\x00'::bytea);
 \echo :SQLSTATE
+-- a filter with no bits and no counters is not one ndd_colliding_keys makes
+SELECT ndd_colliding(ARRAY[1::bigint, 2, 3], decode(repeat('00', 24), 'hex'));
+\echo :SQLSTATE
+-- all of a large work_mem: the filter still fits a value (2^31 bits a bitmap)
+SET work_mem = '2GB';
+SELECT length(ndd_colliding_keys(ARRAY[1, 2, 3]::bigint[], NULL)) AS filter_bytes;
+RESET work_mem;
 SELECT ndd_colliding(ARRAY[1::bigint], f, -1) FROM kf;
 \echo :SQLSTATE
 SELECT ndd_colliding(ARRAY[1::bigint, NULL], f) FROM kf;

@@ -901,6 +901,10 @@ BEGIN
     SELECT e.extnamespace, n.nspname INTO ndd_nsp, ndd
     FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
     WHERE e.extname = 'ndd';
+    IF tbl IS NULL OR sketch_column IS NULL OR id_column IS NULL THEN
+        RAISE EXCEPTION 'tbl, sketch_column and id_column must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
     IF t IS NULL OR t <= 0 OR t > 1 OR t = 'NaN' THEN
         RAISE EXCEPTION 'threshold must be greater than 0 and at most 1'
             USING ERRCODE = 'invalid_parameter_value';
@@ -916,6 +920,26 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION 'column "%" of relation % is not of type minhash or simhash', sketch_column, tbl
             USING ERRCODE = 'datatype_mismatch';
+    END IF;
+    IF verify_column IS NOT NULL THEN
+        -- verification compares the exact Jaccard similarity of texts
+        SELECT a.atttypid INTO column_type FROM pg_catalog.pg_attribute a
+        WHERE a.attrelid = tbl AND a.attname = verify_column AND a.attnum > 0 AND NOT a.attisdropped;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'column "%" of relation % does not exist', verify_column, tbl
+                USING ERRCODE = 'undefined_column';
+        END IF;
+        -- a domain counts as its base type
+        SELECT CASE WHEN y.typtype OPERATOR(pg_catalog.=) 'd'::pg_catalog."char" THEN y.typbasetype ELSE y.oid END
+        INTO column_type
+        FROM pg_catalog.pg_type y WHERE y.oid = column_type;
+        IF column_type NOT IN ('pg_catalog.text'::pg_catalog.regtype::pg_catalog.oid,
+                               'pg_catalog.varchar'::pg_catalog.regtype::pg_catalog.oid,
+                               'pg_catalog.bpchar'::pg_catalog.regtype::pg_catalog.oid) THEN
+            RAISE EXCEPTION 'column "%" of relation % is not of a text type', verify_column, tbl
+                USING ERRCODE = 'datatype_mismatch',
+                      DETAIL = 'Verification compares the exact Jaccard similarity of the texts.';
+        END IF;
     END IF;
 
     IF is_simhash THEN
@@ -940,6 +964,14 @@ BEGIN
                                   sketch_column, tbl, sketch_column) INTO probe;
         IF probe IS NULL THEN
             RETURN;
+        END IF;
+        EXECUTE pg_catalog.format('SELECT m.shingle_size, m.unit FROM %I.minhash_settings($1::%I.minhash) m', ndd, ndd)
+            USING probe INTO shingle_size, unit;
+        IF verify_column IS NOT NULL AND unit NOT IN ('word', 'char') THEN
+            RAISE EXCEPTION 'cannot verify sketches made from arrays against a text column'
+                USING ERRCODE = 'invalid_parameter_value',
+                      DETAIL = pg_catalog.format('Column "%s" of relation %s holds sketches with unit=%s.',
+                                                 sketch_column, tbl, unit);
         END IF;
         -- with verification, candidates reach 3 standard deviations lower
         EXECUTE pg_catalog.format('SELECT b.* FROM %I.lsh_banding($1::%I.minhash, $2, $3) b', ndd, ndd)
@@ -1040,10 +1072,6 @@ BEGIN
             LATERAL (SELECT %4$I.jaccard(ta.%2$I, tb.%2$I, $2, $3) AS j OFFSET 0) v
             WHERE v.j OPERATOR(pg_catalog.>=) $1$q$,
             q, verify_column, tbl, ndd, id_column);
-    END IF;
-    IF probe IS NOT NULL THEN
-        EXECUTE pg_catalog.format('SELECT m.shingle_size, m.unit FROM %I.minhash_settings($1::%I.minhash) m', ndd, ndd)
-            USING probe INTO shingle_size, unit;
     END IF;
     RETURN QUERY EXECUTE q USING t, coalesce(shingle_size, 5), coalesce(unit, 'word');
     GET DIAGNOSTICS n = ROW_COUNT;

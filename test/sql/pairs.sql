@@ -230,6 +230,21 @@ SELECT * FROM near_duplicate_pairs('pdocs', 'body', 'id');
 \echo :SQLSTATE
 SELECT * FROM near_duplicate_pairs('sdocs', 'fp', 'id', max_distance => 7);
 \echo :SQLSTATE
+-- NULL names, and a verify column that cannot be verified with: said before any work
+CREATE TABLE perr (id int, body text, n int, am minhash, fp simhash);
+INSERT INTO perr VALUES (1, 'a b c d e f g', 1, minhash_sketch(ARRAY['a', 'b']), simhash(doc => 'a b c d e f g')),
+                        (2, 'a b c d e f h', 2, minhash_sketch(ARRAY['a', 'b', 'c']), simhash(doc => 'a b c d e f h'));
+SELECT * FROM near_duplicate_pairs(NULL, 'am', 'id');
+\echo :SQLSTATE
+SELECT * FROM near_duplicate_pairs('perr', NULL, 'id');
+\echo :SQLSTATE
+SELECT * FROM near_duplicate_pairs('perr', 'am', 'id', 0.5, verify_column => 'body');
+\echo :SQLSTATE
+SELECT * FROM near_duplicate_pairs('perr', 'fp', 'id', verify_column => 'n', max_distance => 6);
+\echo :SQLSTATE
+SELECT * FROM near_duplicate_pairs('perr', 'fp', 'id', verify_column => 'nosuch', max_distance => 6);
+\echo :SQLSTATE
+DROP TABLE perr;
 SELECT simhash_keys('0000000000000000'::simhash, -1);
 \echo :SQLSTATE
 -- the error points into generated SQL, at a position that moves when that

@@ -590,6 +590,8 @@ minhash_similarity_op(PG_FUNCTION_ARGS)
 /*
  * Read a minhash_query (sketch, threshold): the right operand of
  * minhash % minhash_query, and the query of the index scan it becomes.
+ * A NULL field gives NULL: no row matches, as similar() is STRICT, whether
+ * a scan or the index answers.
  */
 MinHash *
 MinHashFromQuery(HeapTupleHeader query, double *threshold)
@@ -600,9 +602,7 @@ MinHashFromQuery(HeapTupleHeader query, double *threshold)
 	Datum		t = GetAttributeByNum(query, 2, &isnull_threshold);
 
 	if (isnull_sketch || isnull_threshold)
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("minhash_query must have a sketch and a threshold")));
+		return NULL;
 	*threshold = DatumGetFloat8(t);
 	NddCheckThreshold(*threshold);
 	return DatumGetMinHashP(sketch);
@@ -617,6 +617,8 @@ minhash_similar_query_op(PG_FUNCTION_ARGS)
 	double		threshold;
 	MinHash    *q = MinHashFromQuery(PG_GETARG_HEAPTUPLEHEADER(1), &threshold);
 
+	if (q == NULL)
+		PG_RETURN_NULL();
 	PG_RETURN_BOOL(MinHashSimilarity(a, q) >= threshold);
 }
 

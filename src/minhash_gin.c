@@ -244,6 +244,13 @@ gin_extract_query_minhash(PG_FUNCTION_ARGS)
 			break;
 		case NDD_MINHASH_SIMILAR_QUERY_STRATEGY:
 			mh = MinHashFromQuery(PG_GETARG_HEAPTUPLEHEADER(0), &threshold);
+			if (mh == NULL)
+			{
+				/* a NULL sketch or threshold: no row, as in a scan */
+				*nkeys = 0;
+				*search_mode = GIN_SEARCH_MODE_DEFAULT;
+				PG_RETURN_POINTER(NULL);
+			}
 			break;
 		default:
 			elog(ERROR, "unrecognized strategy number: %d", strategy);

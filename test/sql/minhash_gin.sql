@@ -242,6 +242,26 @@ SELECT similar(minhash_sketch('a'), minhash_sketch('a'), 'NaN');
 \echo :SQLSTATE
 SELECT minhash_sketch('a') % ROW(minhash_sketch('a'), 2)::minhash_query;
 \echo :SQLSTATE
-SELECT minhash_sketch('a') % ROW(NULL, 0.5)::minhash_query;
-\echo :SQLSTATE
+-- a NULL sketch or threshold matches nothing (similar() is STRICT), and the
+-- index answers as a scan does
+SELECT minhash_sketch('a') % ROW(NULL, 0.5)::minhash_query IS NULL AS null_sketch,
+       minhash_sketch('a') % ROW(minhash_sketch('a'), NULL)::minhash_query IS NULL AS null_threshold;
+CREATE TABLE nullq (id int, mh minhash);
+INSERT INTO nullq SELECT g, minhash_sketch('w' || g || ' a b c d e f g h', shingle_size => 1) FROM generate_series(1, 50) g;
+CREATE INDEX ON nullq USING gin (mh minhash_ops(shingle_size = 1));
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM nullq WHERE similar(mh, (SELECT minhash_sketch('w1 a b c d e f g h', shingle_size => 1)), (SELECT NULL::float8));
+SELECT (SELECT count(*) FROM nullq WHERE similar(mh, minhash_sketch('w1 a b c d e f g h', shingle_size => 1), (SELECT NULL::float8))) AS null_threshold,
+       (SELECT count(*) FROM nullq WHERE mh % ROW(NULL, (SELECT 0.5::float8))::minhash_query) AS null_sketch,
+       (SELECT count(*) FROM nullq WHERE similar(mh, minhash_sketch('w1 a b c d e f g h', shingle_size => 1), (SELECT 0.8::float8))) AS at_0_8;
+RESET enable_seqscan;
+SET enable_bitmapscan = off;
+SET enable_indexscan = off;
+SELECT (SELECT count(*) FROM nullq WHERE similar(mh, minhash_sketch('w1 a b c d e f g h', shingle_size => 1), (SELECT NULL::float8))) AS null_threshold,
+       (SELECT count(*) FROM nullq WHERE mh % ROW(NULL, (SELECT 0.5::float8))::minhash_query) AS null_sketch,
+       (SELECT count(*) FROM nullq WHERE similar(mh, minhash_sketch('w1 a b c d e f g h', shingle_size => 1), (SELECT 0.8::float8))) AS at_0_8;
+RESET enable_bitmapscan;
+RESET enable_indexscan;
+DROP TABLE nullq;
 SELECT similar(minhash_sketch('a b'), minhash_sketch('a b'), 1) AS same, similar(NULL, minhash_sketch('a'), 0.5) IS NULL AS null_in;

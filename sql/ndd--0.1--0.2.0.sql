@@ -91,6 +91,9 @@ DECLARE
     probe text;             -- a sketch of the column, as text
     shingle_size int;       -- how verify_column's texts are shingled: as the sketches were
     unit text;
+    num_perm int;           -- and the rest of the sketches' settings
+    seed int;
+    other text;             -- the settings of a sketch made otherwise
     banding record;
     keys_of text;           -- the bucket keys of row t, as an SQL expression
     keys_per_row int;
@@ -172,8 +175,27 @@ BEGIN
         IF probe IS NULL THEN
             RETURN;
         END IF;
-        EXECUTE pg_catalog.format('SELECT m.shingle_size, m.unit FROM %I.minhash_settings($1::%I.minhash) m', ndd, ndd)
-            USING probe INTO shingle_size, unit;
+        EXECUTE pg_catalog.format('SELECT m.num_perm, m.unit, m.shingle_size, m.seed FROM %I.minhash_settings($1::%I.minhash) m',
+                                  ndd, ndd)
+            USING probe INTO num_perm, unit, shingle_size, seed;
+        -- one banding suits one kind of sketch: every sketch must be made
+        -- like the first, or pairs among the others would be missed
+        EXECUTE pg_catalog.format($q$
+            SELECT pg_catalog.format('num_perm=%%s, unit=%%s, shingle_size=%%s, seed=%%s',
+                                     m.num_perm, m.unit, m.shingle_size, m.seed)
+            FROM %1$s t, %2$I.minhash_settings(t.%3$I) m
+            WHERE t.%3$I IS NOT NULL
+              AND (m.num_perm OPERATOR(pg_catalog.<>) $1 OR m.unit OPERATOR(pg_catalog.<>) $2
+                   OR m.shingle_size OPERATOR(pg_catalog.<>) $3 OR m.seed OPERATOR(pg_catalog.<>) $4)
+            LIMIT 1$q$, tbl, ndd, sketch_column)
+            USING num_perm, unit, shingle_size, seed INTO other;
+        IF other IS NOT NULL THEN
+            RAISE EXCEPTION 'column "%" of relation % holds minhash sketches made in different ways', sketch_column, tbl
+                USING ERRCODE = 'invalid_parameter_value',
+                      DETAIL = pg_catalog.format('Some were made with num_perm=%s, unit=%s, shingle_size=%s, seed=%s, others with %s.',
+                                                 num_perm, unit, shingle_size, seed, other),
+                      HINT = 'Discovery compares sketches made one way: make them all with the same settings, or run it on a view that selects one kind.';
+        END IF;
         IF verify_column IS NOT NULL AND unit NOT IN ('word', 'char') THEN
             RAISE EXCEPTION 'cannot verify sketches made from arrays against a text column'
                 USING ERRCODE = 'invalid_parameter_value',

@@ -245,6 +245,20 @@ SELECT * FROM near_duplicate_pairs('perr', 'fp', 'id', verify_column => 'n', max
 SELECT * FROM near_duplicate_pairs('perr', 'fp', 'id', verify_column => 'nosuch', max_distance => 6);
 \echo :SQLSTATE
 DROP TABLE perr;
+-- sketches made in different ways: a clear error before any work, whichever comes first
+CREATE TABLE pmix (id int, mh minhash);
+INSERT INTO pmix VALUES (1, minhash_sketch('a b c d e f g h i j', num_perm => 16));
+INSERT INTO pmix SELECT g, minhash_sketch('a b c d e f g h i j k' || g, num_perm => 32) FROM generate_series(2, 5) g;
+SELECT * FROM near_duplicate_pairs('pmix', 'mh', 'id', 0.5);
+\echo :SQLSTATE
+DELETE FROM pmix WHERE id = 1;
+INSERT INTO pmix VALUES (1, minhash_sketch('a b c d e f g h i j', num_perm => 16));
+SELECT * FROM near_duplicate_clusters('pmix', 'mh', 'id', 0.5);
+\echo :SQLSTATE
+-- one kind only: the pairs are found
+DELETE FROM pmix WHERE id = 1;
+SELECT count(*) AS pairs FROM near_duplicate_pairs('pmix', 'mh', 'id', 0.5);
+DROP TABLE pmix;
 SELECT simhash_keys('0000000000000000'::simhash, -1);
 \echo :SQLSTATE
 -- the error points into generated SQL, at a position that moves when that

@@ -398,9 +398,16 @@ CheckIndexesExact(Trigger *trigger, const char *schema_name, Oid *tables, int nt
 	{
 		Relation	rel = table_open(tables[i], AccessShareLock);
 		AttrNumber	attnum = get_attnum(tables[i], trigger->tgargs[0]);
-		List	   *indexes = RelationGetIndexList(rel);
+		List	   *indexes;
 		ListCell   *lc;
 
+		/* no such column here: no index on it (and 0 would match expressions) */
+		if (attnum == InvalidAttrNumber)
+		{
+			table_close(rel, AccessShareLock);
+			continue;
+		}
+		indexes = RelationGetIndexList(rel);
 		foreach(lc, indexes)
 		{
 			Relation	index = index_open(lfirst_oid(lc), AccessShareLock);

@@ -1019,13 +1019,21 @@ BEGIN
     -- 1. which keys occur more than once
     EXECUTE pg_catalog.format('SELECT pg_catalog.cardinality(%s) FROM %s t WHERE t.%I IS NOT NULL LIMIT 1',
                               keys_of, tbl, sketch_column) INTO keys_per_row;
+    -- the filter is sized for the rows expected: a table never analysed
+    -- (reltuples -1), a view or a partitioned table is counted, or the
+    -- filter would take all of work_mem however few its rows
+    SELECT c.reltuples::pg_catalog.int8 INTO n FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) tbl;
+    IF n IS NULL OR n <= 0 THEN
+        EXECUTE pg_catalog.format('SELECT pg_catalog.count(*) FROM %s t WHERE t.%I IS NOT NULL', tbl, sketch_column)
+            INTO n;
+    END IF;
     EXECUTE pg_catalog.format('SELECT %I.ndd_colliding_keys(%s, $1) FROM %s t WHERE t.%I IS NOT NULL',
                               ndd, keys_of, tbl, sketch_column)
-        USING (SELECT GREATEST(c.reltuples, 0)::bigint * keys_per_row
-               FROM pg_catalog.pg_class c WHERE c.oid = tbl)
+        USING GREATEST(n, 1) * keys_per_row
         INTO collisions;
     IF progress THEN
-        RAISE NOTICE 'ndd: 1/4 keys counted'
+        RAISE NOTICE 'ndd: 1/4 keys counted, in a filter of % kB for about % rows',
+            pg_catalog.octet_length(collisions) / 1024, n
             USING DETAIL = pg_catalog.format('%s so far', pg_catalog.clock_timestamp() - started);
     END IF;
 

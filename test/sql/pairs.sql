@@ -103,6 +103,15 @@ SELECT ndd_colliding(ARRAY[1::bigint, 2, 3], decode(repeat('00', 24), 'hex'));
 -- all of a large work_mem: the filter still fits a value (2^31 bits a bitmap)
 SET work_mem = '2GB';
 SELECT length(ndd_colliding_keys(ARRAY[1, 2, 3]::bigint[], NULL)) AS filter_bytes;
+-- discovery on a table never analysed counts its rows and sizes the filter
+-- for them, instead of taking all of work_mem
+CREATE TABLE fresh (id bigint, sketch minhash);
+INSERT INTO fresh SELECT g, minhash_sketch('the same few words ' || g % 2) FROM generate_series(1, 4) g;
+SELECT reltuples FROM pg_class WHERE oid = 'fresh'::regclass;
+\set VERBOSITY terse
+SELECT count(*) FROM near_duplicate_pairs('fresh', 'sketch', 'id', progress => true);
+\set VERBOSITY default
+DROP TABLE fresh;
 RESET work_mem;
 SELECT ndd_colliding(ARRAY[1::bigint], f, -1) FROM kf;
 \echo :SQLSTATE

@@ -61,6 +61,7 @@ check_memory('SELECT minhash_settings(minhash_sketch(doc)) FROM big',
 	'(128,word,5,0)', 2.5, 'minhash_sketch');
 check_memory("SELECT minhash_settings(minhash_sketch(doc, unit => 'char', strip_html => true)) FROM big",
 	'(128,char,5,0)', 3.5, 'minhash_sketch in char mode with HTML stripping');
+check_memory('SELECT simhash(doc) IS NOT NULL FROM big', 't', 2.5, 'simhash');
 check_memory('SELECT jaccard(doc, doc) FROM big', '1', 4.0, 'jaccard');
 
 # Cancel: with a 200 ms statement timeout every query stops within a second
@@ -72,6 +73,7 @@ for my $query (
 	'SELECT minhash_sketch(doc) FROM big, generate_series(1, 100)',
 	"SELECT minhash_sketch(doc, unit => 'char') FROM big, generate_series(1, 100)",
 	'SELECT minhash_sketch(doc, strip_html => true) FROM big, generate_series(1, 100)',
+	'SELECT simhash(doc) FROM big, generate_series(1, 100)',
 	'SELECT jaccard(doc, doc) FROM big, generate_series(1, 100)',
 	'SELECT cardinality(show_shingles(doc)) FROM big, generate_series(1, 100)',
 	q{SELECT minhash_sketch(string_to_array(doc, ' ')) FROM big, generate_series(1, 100)})

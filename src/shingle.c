@@ -906,11 +906,22 @@ typedef struct HashSet
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
-typedef char *CString;
+/* Byte order of two texts, as strcmp() orders C strings. */
+static inline int
+TextByteCmp(const text *a, const text *b)
+{
+	int			la = VARSIZE(a) - VARHDRSZ;
+	int			lb = VARSIZE(b) - VARHDRSZ;
+	int			c = memcmp(VARDATA(a), VARDATA(b), Min(la, lb));
 
-#define ST_SORT sort_cstrings
-#define ST_ELEMENT_TYPE CString
-#define ST_COMPARE(a, b) strcmp(*(a), *(b))
+	return c != 0 ? c : (la > lb) - (la < lb);
+}
+
+typedef text *TextP;
+
+#define ST_SORT sort_texts
+#define ST_ELEMENT_TYPE TextP
+#define ST_COMPARE(a, b) TextByteCmp(*(a), *(b))
 #define ST_CHECK_FOR_INTERRUPTS
 #define ST_SCOPE static
 #define ST_DEFINE
@@ -1068,34 +1079,105 @@ jaccard_array(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(HashSetJaccard(&sa, &sb));
 }
 
+/*
+ * The distinct shingles of show_shingles(), in a hash table from
+ * PostgreSQL's simplehash template: memory grows with the distinct shingles,
+ * not with the document (a giant run of one character has one).
+ */
+typedef struct ShingleText
+{
+	const char *text;			/* UTF-8, as the tokenizer gave it */
+	int			len;
+} ShingleText;
+
+typedef struct ShingleEntry
+{
+	ShingleText key;
+	text	   *item;			/* the shingle in the database encoding */
+	uint32		hash;
+	char		status;			/* simplehash's */
+} ShingleEntry;
+
+#define SH_PREFIX shingleset
+#define SH_ELEMENT_TYPE ShingleEntry
+#define SH_KEY_TYPE ShingleText
+#define SH_KEY key
+#define SH_HASH_KEY(tb, k) ((uint32) NddHashBytes((k).text, (k).len, 0))
+#define SH_EQUAL(tb, a, b) ((a).len == (b).len && memcmp((a).text, (b).text, (a).len) == 0)
+#define SH_STORE_HASH
+#define SH_GET_HASH(tb, a) ((a)->hash)
+#define SH_SCOPE static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+/* texts are packed into blocks of this size: no per-shingle chunk overhead */
+#define TEXT_BLOCK_SIZE		((Size) 1024 * 1024)
+
 typedef struct TextCollector
 {
-	char	  **items;
-	int			count;
-	int			capacity;
+	shingleset_hash *set;
+	Size		bytes;			/* of the distinct shingles, as array
+								 * elements */
+	char	   *block;			/* where texts are packed */
+	Size		used;
+	Size		size;
 } TextCollector;
 
-/* Keep a shingle (UTF-8, len bytes), in the database encoding. */
+/* A text of len bytes, packed into the collector's current block. */
+static text *
+PackText(TextCollector *c, const char *data, int len)
+{
+	Size		need = INTALIGN(VARHDRSZ + len);
+	text	   *t;
+
+	if (c->block == NULL || c->used + need > c->size)
+	{
+		c->size = Max(TEXT_BLOCK_SIZE, need);
+		c->block = palloc(c->size);
+		c->used = 0;
+	}
+	t = (text *) (c->block + c->used);
+	c->used += need;
+	SET_VARSIZE(t, VARHDRSZ + len);
+	memcpy(VARDATA(t), data, len);
+	return t;
+}
+
+/* Keep a shingle (UTF-8, len bytes) unless it was seen before. */
 static void
-CollectText(void *arg, const char *text, int len)
+CollectText(void *arg, const char *data, int len)
 {
 	TextCollector *c = (TextCollector *) arg;
-	char	   *item = NULL;
+	ShingleText key = {data, len};
+	ShingleEntry *entry;
+	bool		found;
 
-	if (c->count == c->capacity)
-	{
-		c->capacity *= 2;
-		c->items = repalloc_huge(c->items, c->capacity * sizeof(char *));
-	}
+	entry = shingleset_insert(c->set, key, &found);
+	if (found)
+		return;
+	/* the key must outlive the tokenizer's buffer: it points at our copy */
+	entry->item = PackText(c, data, len);
+	entry->key.text = VARDATA(entry->item);
 	if (GetDatabaseEncoding() != PG_UTF8)
 	{
-		/* a converted copy is ours and NUL-terminated; else text is as is */
-		char	   *converted = pg_any_to_server(text, len, PG_UTF8);
+		/* the key stays UTF-8; the item is in the database encoding */
+		char	   *converted = pg_any_to_server(data, len, PG_UTF8);
 
-		if (converted != text)
-			item = converted;
+		if (converted != data)
+		{
+			entry->item = PackText(c, converted, strlen(converted));
+			pfree(converted);
+		}
 	}
-	c->items[c->count++] = item ? item : pnstrdup(text, len);
+
+	/* an array of text holds at most MaxAllocSize bytes: stop at once */
+	c->bytes += INTALIGN(VARSIZE(entry->item));
+	if (!AllocSizeIsValid(c->bytes))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the distinct shingles of the document exceed the maximum array size"),
+				 errdetail("An array can hold at most %zu bytes.", MaxAllocSize)));
 }
 
 /*
@@ -1108,21 +1190,27 @@ show_shingles(PG_FUNCTION_ARGS)
 {
 	text	   *doc = PG_GETARG_TEXT_PP(0);
 	ShingleConfig cfg;
-	TextCollector c;
+	TextCollector c = {0};
+	shingleset_iterator it;
+	ShingleEntry *entry;
+	text	  **items;
 	Datum	   *elems;
-	int			n = 0;
+	uint32		n = 0;
 
 	ShingleConfigFromArgs(fcinfo, 1, &cfg);
-	c.capacity = 64;
-	c.count = 0;
-	c.items = palloc(c.capacity * sizeof(char *));
+	c.set = shingleset_create(CurrentMemoryContext, 64, NULL);
 	ShingleTexts(VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), &cfg, CollectText, &c);
 
-	sort_cstrings(c.items, c.count);
-	elems = palloc(Max(c.count, 1) * sizeof(Datum));
-	for (int i = 0; i < c.count; i++)
-		if (i == 0 || strcmp(c.items[i], c.items[i - 1]) != 0)
-			elems[n++] = CStringGetTextDatum(c.items[i]);
+	/* sorted, so that the answer does not depend on the hash table */
+	items = MemoryContextAllocHuge(CurrentMemoryContext, Max(c.set->members, 1) * sizeof(text *));
+	shingleset_start_iterate(c.set, &it);
+	while ((entry = shingleset_iterate(c.set, &it)) != NULL)
+		items[n++] = entry->item;
+	shingleset_destroy(c.set);
+	sort_texts(items, n);
 
+	elems = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(Datum));
+	for (uint32 i = 0; i < n; i++)
+		elems[i] = PointerGetDatum(items[i]);
 	PG_RETURN_ARRAYTYPE_P(construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT));
 }

@@ -63,6 +63,35 @@ check_memory("SELECT minhash_settings(minhash_sketch(doc, unit => 'char', strip_
 	'(128,char,5,0)', 3.5, 'minhash_sketch in char mode with HTML stripping');
 check_memory('SELECT simhash(doc) IS NOT NULL FROM big', 't', 2.5, 'simhash');
 check_memory('SELECT jaccard(doc, doc) FROM big', '1', 4.0, 'jaccard');
+check_memory('SELECT minhash_settings(minhash_sketch(doc, num_perm => 1024)) FROM big',
+	'(1024,word,5,0)', 2.5, 'minhash_sketch with the largest num_perm');
+check_memory('SELECT cardinality(show_shingles(doc)) FROM big', '3099996', 12.0, 'show_shingles (5 words a shingle: the answer is 5x the document)');
+
+# One giant token: memory follows the document, not the token's length
+$node->safe_psql('postgres', q{CREATE TABLE giant AS SELECT repeat('a', 100000000) AS doc});
+check_memory('SELECT minhash_settings(minhash_sketch(doc)) FROM giant', '(128,word,5,0)', 2.5,
+	'minhash_sketch of one giant token');
+check_memory(q{SELECT cardinality(show_shingles(doc, unit => 'char', shingle_size => 3)) FROM giant}, '1', 2.5,
+	'show_shingles of one giant token in characters');
+
+# show_shingles of shingles that would not fit an array: a clean 54000 as
+# soon as they exceed 1 GB, not an allocation failure or the OOM killer
+{
+	open my $fh, '>', "/proc/$pid/clear_refs" or die "cannot reset the peak: $!";
+	print $fh "5\n";
+	close $fh;
+	my $before = peak_mb();
+	$s->{stderr} = '';
+	$s->query('\set VERBOSITY verbose');
+	$s->query('SELECT cardinality(show_shingles(doc, shingle_size => 30)) FROM big');
+	my $error = $s->{stderr};
+	$s->{stderr} = '';
+	$s->query_safe('\set VERBOSITY default');
+	like($error, qr/ERROR:  54000: the distinct shingles of the document exceed the maximum array size/,
+		'show_shingles beyond the array limit fails with 54000');
+	my $grown = peak_mb() - $before;
+	cmp_ok($grown, '<', 1600, sprintf('and its memory grew %.0f MB, about the 1 GB limit', $grown));
+}
 
 # Cancel: with a 200 ms statement timeout every query stops within a second
 # of it (detoasting the document, which cannot be interrupted, included).

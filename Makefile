@@ -22,7 +22,7 @@ DATA = $(filter-out sql/$(EXTENSION)--$(EXTVERSION).sql,$(wildcard sql/$(EXTENSI
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 PGFILEDESC = "ndd - near-duplicate detection"
 
-REGRESS = shingle minhash minhash_accuracy agg minhash_gin trigger guard pairs names simhash simhash_gin simhash_gist
+REGRESS = shingle minhash minhash_accuracy agg minhash_gin trigger guard pairs names simhash simhash_gin simhash_gist bad_inputs
 REGRESS_OPTS = --inputdir=test --load-extension=ndd
 ISOLATION = near_duplicate_race
 ISOLATION_OPTS = --inputdir=test --load-extension=ndd

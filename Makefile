@@ -8,6 +8,7 @@ OBJS = \
 	src/minhash_agg.o \
 	src/lsh.o \
 	src/key_filter.o \
+	src/components.o \
 	src/minhash_gin.o \
 	src/trigger.o \
 	src/simhash.o \

@@ -1120,6 +1120,25 @@ COMMENT ON FUNCTION near_duplicate_pairs(regclass, name, name, float8, name, boo
 -- near-duplicate, with its component's representative as cluster_id: the
 -- first row by representative_order (an ORDER BY list over the table's
 -- columns, such as 'created_at' or 'length(body) DESC'), else the smallest id.
+-- near_duplicate_clusters: the connected components of the pairs, by
+-- union-find in one pass over them
+CREATE FUNCTION ndd_components_transfn(internal, bigint, bigint)
+RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION ndd_components_finalfn(internal)
+RETURNS bigint[]
+AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+COMMENT ON FUNCTION ndd_components_transfn(internal, bigint, bigint) IS 'internal: ndd_components transition';
+COMMENT ON FUNCTION ndd_components_finalfn(internal) IS 'internal: ndd_components result';
+
+CREATE AGGREGATE ndd_components(id_a bigint, id_b bigint) (
+    SFUNC = ndd_components_transfn,
+    STYPE = internal,
+    FINALFUNC = ndd_components_finalfn
+);
+COMMENT ON AGGREGATE ndd_components(bigint, bigint) IS
+'the connected components of the pairs (id_a, id_b): a bigint[n][2] of (id, smallest id of its component), for every id of a pair';
+
 CREATE FUNCTION near_duplicate_clusters(tbl regclass, sketch_column name, id_column name,
                                         threshold float8 DEFAULT NULL,
                                         verify_column name DEFAULT NULL,
@@ -1135,41 +1154,25 @@ DECLARE
     ndd name := (SELECT n.nspname FROM pg_catalog.pg_extension e
                  JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
                  WHERE e.extname = 'ndd');
-    changed bigint;
-    rounds int := 0;
     started timestamptz := pg_catalog.clock_timestamp();
+    n bigint;
 BEGIN
-    IF pg_catalog.to_regclass('pg_temp.ndd_cluster_edges') IS NOT NULL THEN
-        DROP TABLE pg_temp.ndd_cluster_edges;
-    END IF;
     IF pg_catalog.to_regclass('pg_temp.ndd_cluster_labels') IS NOT NULL THEN
         DROP TABLE pg_temp.ndd_cluster_labels;
     END IF;
-    CREATE TEMP TABLE ndd_cluster_edges (x bigint, y bigint);
-    EXECUTE pg_catalog.format(
-        'INSERT INTO pg_temp.ndd_cluster_edges SELECT p.id_a, p.id_b FROM %I.near_duplicate_pairs($1, $2, $3, $4, $5, $6, $7) p', ndd)
+    -- the components of the pairs, by union-find: each id labelled with
+    -- the smallest id of its component
+    EXECUTE pg_catalog.format($q$
+        CREATE TEMP TABLE ndd_cluster_labels AS
+        SELECT c.labels[i.i][1] AS id, c.labels[i.i][2] AS label
+        FROM (SELECT %1$I.ndd_components(p.id_a, p.id_b) AS labels
+              FROM %1$I.near_duplicate_pairs($1, $2, $3, $4, $5, $6, $7) p) c,
+             pg_catalog.generate_subscripts(c.labels, 1) i(i)$q$, ndd)
         USING tbl, sketch_column, id_column, threshold, verify_column, progress, max_distance;
-    INSERT INTO pg_temp.ndd_cluster_edges SELECT e.y, e.x FROM pg_temp.ndd_cluster_edges e;
-    CREATE INDEX ON pg_temp.ndd_cluster_edges (x);
-    CREATE TEMP TABLE ndd_cluster_labels AS
-        SELECT DISTINCT e.x AS id, e.x AS label FROM pg_temp.ndd_cluster_edges e;
-    CREATE UNIQUE INDEX ON pg_temp.ndd_cluster_labels (id);
-    ANALYZE pg_temp.ndd_cluster_edges, pg_temp.ndd_cluster_labels;
-    -- label propagation: each round a row takes the smallest label among
-    -- its neighbours, until no label changes
-    LOOP
-        UPDATE pg_temp.ndd_cluster_labels l SET label = m.label
-        FROM (SELECT e.x AS id, pg_catalog.min(n.label) AS label
-              FROM pg_temp.ndd_cluster_edges e
-              JOIN pg_temp.ndd_cluster_labels n ON n.id = e.y
-              GROUP BY e.x) m
-        WHERE m.id = l.id AND m.label < l.label;
-        GET DIAGNOSTICS changed = ROW_COUNT;
-        rounds := rounds + 1;
-        EXIT WHEN changed = 0;
-    END LOOP;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    ANALYZE pg_temp.ndd_cluster_labels;
     IF progress THEN
-        RAISE NOTICE 'ndd: components settled after % rounds', rounds
+        RAISE NOTICE 'ndd: % rows in clusters', n
             USING DETAIL = pg_catalog.format('%s so far', pg_catalog.clock_timestamp() - started);
     END IF;
     IF representative_order IS NULL THEN
@@ -1191,7 +1194,7 @@ BEGIN
               ON r.id OPERATOR(pg_catalog.=) l.id$q$,
             tbl, id_column, representative_order);
     END IF;
-    DROP TABLE pg_temp.ndd_cluster_edges, pg_temp.ndd_cluster_labels;
+    DROP TABLE pg_temp.ndd_cluster_labels;
 END
 $$;
 

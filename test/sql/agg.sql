@@ -47,3 +47,21 @@ SELECT minhash_union(mh) FROM (VALUES (minhash_sketch('{}'::bigint[], 16))) v(mh
 -- mixed settings are an error
 SELECT minhash_union(mh) FROM (VALUES (minhash_sketch('a b')), (minhash_sketch('a b', 64))) v(mh);
 \echo :SQLSTATE
+
+-- ndd_components: connected components of pairs by union-find, each id
+-- labelled with the smallest id of its component; NULL ids are skipped
+SELECT ndd_components(a, b) FROM (VALUES (1, 2), (3, 4), (2, 3), (11, 10), (NULL, 5), (7, 7)) v(a, b);
+SELECT ndd_components(a, b) FROM (VALUES (NULL::bigint, NULL::bigint)) v(a, b);
+SELECT ndd_components(a, b) IS NULL AS no_pairs FROM (VALUES (1::bigint, 2::bigint)) v(a, b) WHERE false;
+-- the same components as a recursive walk over 400 pseudo-random edges
+CREATE TEMP TABLE edges AS
+SELECT (g * 7919) % 500 AS a, (g * 104729 + 13) % 500 AS b FROM generate_series(1, 400) g;
+WITH RECURSIVE e AS (SELECT a AS x, b AS y FROM edges UNION SELECT b, a FROM edges),
+     r(id, c) AS (SELECT x, x FROM e UNION SELECT r.id, e.y FROM r JOIN e ON e.x = r.c),
+     walk AS (SELECT id, min(c) AS label FROM r GROUP BY id),
+     uf AS (SELECT c[i][1] AS id, c[i][2] AS label
+            FROM (SELECT ndd_components(a, b) AS c FROM edges) s, generate_subscripts(s.c, 1) i)
+SELECT (SELECT count(*) FROM walk) AS ids,
+       (SELECT count(DISTINCT label) FROM walk) AS components,
+       (SELECT count(*) FROM (SELECT * FROM walk EXCEPT SELECT * FROM uf) d) +
+       (SELECT count(*) FROM (SELECT * FROM uf EXCEPT SELECT * FROM walk) d) AS differences;

@@ -337,17 +337,24 @@ ndd_colliding(PG_FUNCTION_ARGS)
 {
 	int			n;
 	int64	   *keys = KeysOf(PG_GETARG_ARRAYTYPE_P(0), &n);
-	KeyFilter  *filter = (KeyFilter *) PG_GETARG_BYTEA_P(1);
+	bytea	   *filter = PG_GETARG_BYTEA_P(1);
 	int32		drop = PG_GETARG_INT32(2);
+	KeyFilterSize size;
 	const uint8 *again;
 	const uint8 *counts;
 	CountedKey *counted;
 	Datum	   *kept;
 	int			nkept = 0;
 
+	/*
+	 * A bytea is only 4-byte aligned where it sits in a tuple: copy the
+	 * sizes out instead of reading them through a KeyFilter pointer.
+	 */
+	if (VARSIZE(filter) >= offsetof(KeyFilter, data))
+		memcpy(&size, (char *) filter + offsetof(KeyFilter, size), sizeof(size));
 	if (VARSIZE(filter) < offsetof(KeyFilter, data) ||
-		!FilterSizeIsValid(&filter->size) ||
-		VARSIZE(filter) != offsetof(KeyFilter, data) + BitmapBytes(&filter->size) + filter->size.ncounters)
+		!FilterSizeIsValid(&size) ||
+		VARSIZE(filter) != offsetof(KeyFilter, data) + BitmapBytes(&size) + size.ncounters)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid key filter"),
@@ -356,14 +363,14 @@ ndd_colliding(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("drop_frequent must not be negative")));
-	again = filter->data;
-	counts = filter->data + BitmapBytes(&filter->size);
+	again = (const uint8 *) filter + offsetof(KeyFilter, data);
+	counts = again + BitmapBytes(&size);
 
 	counted = palloc(Max(n, 1) * sizeof(CountedKey));
 	for (int i = 0; i < n; i++)
 	{
 		counted[i].key = (uint64) keys[i];
-		counted[i].count = counts[Slot(counted[i].key, COUNTER_SEED, filter->size.ncounters)];
+		counted[i].count = counts[Slot(counted[i].key, COUNTER_SEED, size.ncounters)];
 		counted[i].drop = false;
 	}
 	if (drop > 0)
@@ -380,7 +387,7 @@ ndd_colliding(PG_FUNCTION_ARGS)
 	kept = palloc(Max(n, 1) * sizeof(Datum));
 	for (int i = 0; i < n; i++)
 	{
-		uint64		bit = Slot(counted[i].key, BIT_SEED, filter->size.nbits);
+		uint64		bit = Slot(counted[i].key, BIT_SEED, size.nbits);
 
 		if (!counted[i].drop && ((again[bit >> 3] >> (bit & 7)) & 1))
 			kept[nkept++] = Int64GetDatum((int64) counted[i].key);

@@ -443,6 +443,19 @@ MemoryContextAllocZeroAligned(MemoryContext context, Size size)
 	return ChunkAlloc(size, MCXT_ALLOC_ZERO);
 }
 
+void *
+MemoryContextAllocZero(MemoryContext context, Size size)
+{
+	return ChunkAlloc(size, MCXT_ALLOC_ZERO);
+}
+
+/* simplehash's allocator */
+void *
+MemoryContextAllocExtended(MemoryContext context, Size size, int flags)
+{
+	return ChunkAlloc(size, flags);
+}
+
 void
 pfree(void *pointer)
 {

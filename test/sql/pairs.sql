@@ -95,6 +95,11 @@ SELECT ndd_colliding(ARRAY[42::bigint, 7], f) AS repeated_kept,
        -- each row may leave out its most frequent keys: 42 and 7 here
        ndd_colliding(ARRAY[1500::bigint, 42, 7], f, 2) && ARRAY[42::bigint, 7] AS frequent_kept
 FROM kf;
+-- a filter read in place from a materialized tuple, where a bytea is only
+-- 4-byte aligned (the sanitizer run, scripts/sanitize.sh, sees any
+-- unaligned read)
+WITH f AS MATERIALIZED (SELECT 1::int4 AS pad, ndd_colliding_keys(ARRAY[1, 2, 2]::bigint[], 3) AS filter)
+SELECT ndd_colliding(ARRAY[1, 2]::bigint[], f.filter) AS from_a_tuple FROM f;
 SELECT ndd_colliding(ARRAY[1::bigint], '\x00'::bytea);
 \echo :SQLSTATE
 -- a filter with no bits and no counters is not one ndd_colliding_keys makes

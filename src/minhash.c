@@ -702,12 +702,18 @@ minhash_lowbits(PG_FUNCTION_ARGS)
 	MinHash    *mh = PG_GETARG_MINHASH_P(0);
 	int			k = mh->num_perm;
 	int			nwords = (k + 31) / 32;
-	bytea	   *out = palloc0(VARHDRSZ + nwords * sizeof(uint64));
-	uint64	   *words = (uint64 *) VARDATA(out);
+	bytea	   *out = palloc(VARHDRSZ + nwords * sizeof(uint64));
 
 	SET_VARSIZE(out, VARHDRSZ + nwords * sizeof(uint64));
-	for (int i = 0; i < k; i++)
-		words[i / 32] |= (uint64) (mh->values[i] & 3) << (2 * (i % 32));
+	for (int w = 0; w < nwords; w++)
+	{
+		uint64		word = 0;
+
+		for (int i = w * 32; i < k && i < (w + 1) * 32; i++)
+			word |= (uint64) (mh->values[i] & 3) << (2 * (i % 32));
+		/* unaligned: VARDATA is 4 bytes into an 8-byte aligned palloc */
+		memcpy(VARDATA(out) + w * sizeof(uint64), &word, sizeof(uint64));
+	}
 	PG_RETURN_BYTEA_P(out);
 }
 

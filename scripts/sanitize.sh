@@ -6,8 +6,9 @@
 # Debian's PostgreSQL is not instrumented, and ndd.so is dlopen'ed, so the
 # sanitizer runtimes must be in every server process from its start: the
 # suite runs against a relocated copy of PostgreSQL 15 (made here, removed at
-# the end) whose bin/postgres is a wrapper that sets LD_PRELOAD, ASAN_OPTIONS
-# and UBSAN_OPTIONS and execs the real binary.  Only server processes (and
+# the end) whose bin/postgres is a wrapper that sets LD_PRELOAD (the runtimes
+# and a shim that makes them work in Debian's postgres, see below),
+# ASAN_OPTIONS and UBSAN_OPTIONS and execs the real binary.  Only server processes (and
 # what they start) load the runtimes; pg_regress, psql, perl and make do not.
 # Every cluster initdb makes from the copy (the suite's, the TAP tests') gets
 # jit = off, so that ndd's code runs from the sanitized ndd.so, never from
@@ -18,7 +19,8 @@
 # server are sanitized: ndd.so references __asan_init and __ubsan_handle_*, a
 # backend that ran ndd has libasan and ndd.so mapped, and a probe function
 # with a deliberate heap overflow and an undefined shift, loaded into a
-# backend, leaves both reports in the log directory and the backend alive.
+# backend, leaves both reports, with their stacks, in the log directory and
+# the backend alive.
 #
 # The sanitizers continue after a report (-fsanitize-recover=address,
 # halt_on_error=0), so one run lists every report; leak detection is off

@@ -49,7 +49,10 @@ scratch=$out/scratch
 logs=$out/logs
 mkdir -p "$scratch" "$logs"
 [ "$(id -u)" -eq 0 ] && chown postgres: "$logs"
-cleanup() { [ "${NDD_SAN_KEEP:-0}" = 1 ] || rm -rf "$scratch"; }
+cleanup() {
+	[ -n "${san_lock:-}" ] && rm -f "$san_lock"	# test.sh's install lock for the copy
+	[ "${NDD_SAN_KEEP:-0}" = 1 ] || rm -rf "$scratch"
+}
 trap cleanup EXIT
 
 # --- the sources: what git tracks, plus new files it does not ignore
@@ -81,6 +84,7 @@ rootp=$(cd "$root" && pwd -P)
 PGBIN=$rootp/usr/lib/postgresql/$PGVER/bin
 PG_CONFIG=$PGBIN/pg_config
 export NDD_PGBIN=$PGBIN
+san_lock=/tmp/ndd-install$(echo "$NDD_PGBIN" | tr / _).lock
 [ "$($PG_CONFIG --bindir)" = "$PGBIN" ] &&
 	[ "$($PG_CONFIG --pkglibdir)" = "$rootp/usr/lib/postgresql/$PGVER/lib" ] &&
 	[ "$($PG_CONFIG --sharedir)" = "$rootp/usr/share/postgresql/$PGVER" ] &&

@@ -196,8 +196,8 @@ chmod 755 "$PGBIN/postgres"
 
 # --- scan: every report in $1's logs, those with a frame in ndd's code first.
 # A report is an ASan "ERROR:" through its SUMMARY line, or a UBSan
-# "runtime error:" line with its stack.  Prints the reports and, last, the
-# line "<in ndd> <elsewhere>".
+# "runtime error:" line with its notes and stack, up to a blank line.  Prints
+# the reports and, last, the line "<in ndd> <elsewhere>".
 scan_reports() {
 	perl -e '
 		my ($dir, $ours) = @ARGV;
@@ -222,10 +222,10 @@ scan_reports() {
 				if ($kind eq "asan") {
 					$cur .= $l;
 					$flush->() if $l =~ /^SUMMARY: /;
-				} elsif ($l =~ /^\s+#\d+ /) {
-					$cur .= $l;
-				} else {
+				} elsif ($l =~ /^\s*$/) {
 					$flush->();
+				} else {
+					$cur .= $l;
 				}
 			}
 			$flush->();

@@ -60,7 +60,9 @@
 #include <math.h>
 
 #include "access/genam.h"
+#include "access/ginblock.h"
 #include "access/htup_details.h"
+#include "access/relation.h"
 #include "access/table.h"
 #include "catalog/indexing.h"
 #include "catalog/pg_am.h"
@@ -73,11 +75,13 @@
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "storage/bufmgr.h"
 #include "nodes/makefuncs.h"
 #include "nodes/value.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/fmgrprotos.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
@@ -115,6 +119,8 @@ typedef struct GuardPlans
 								 * checked for */
 	Oid		   *covers;			/* tables whose change invalidates the plans */
 	int			ncovers;
+	Oid		   *gin_indexes;	/* GIN indexes on the sketch column */
+	int			ngin_indexes;
 	SPIPlanPtr	claim;
 	SPIPlanPtr	check_insert;
 	SPIPlanPtr	check_update;
@@ -302,7 +308,8 @@ KeyExpression(Relation rel)
 
 /*
  * While ndd runs its statements: the role they run as (a table's owner, as
- * foreign-key checks do), search_path pinned to pg_catalog, pg_temp, and for
+ * foreign-key checks do), search_path pinned to pg_catalog, pg_temp, no
+ * sequential scan where an index serves, and for
  * a simhash check the % operator's distance set to the rule's.  Statements
  * are prepared in the same state they run in, so their plans stay valid.  An
  * error restores the caller's state through (sub)transaction abort.
@@ -320,6 +327,13 @@ GuardEnter(GuardState *state, Oid role, const char *hamming_threshold)
 {
 	state->save_nestlevel = NewGUCNestLevel();
 	(void) set_config_option("search_path", "pg_catalog, pg_temp",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	/*
+	 * The check goes through the (exact) index whenever there is one: a plan
+	 * made while the table was empty would otherwise scan it for every row
+	 * of a bulk load, growing as the square of the rows loaded.
+	 */
+	(void) set_config_option("enable_seqscan", "off",
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	if (hamming_threshold)
 		(void) set_config_option("ndd.hamming_threshold", hamming_threshold,
@@ -439,6 +453,92 @@ CheckIndexesExact(Trigger *trigger, const char *schema_name, Oid *tables, int nt
 }
 
 /*
+ * The GIN indexes on the sketch column of the tables (in TopMemoryContext):
+ * the check reads their pending lists, which BoundPendingList keeps short.
+ */
+static Oid *
+GinIndexesOn(Trigger *trigger, List *tables, int *n)
+{
+	Oid		   *result = MemoryContextAlloc(TopMemoryContext, sizeof(Oid));
+	int			capacity = 1;
+	ListCell   *lt;
+
+	*n = 0;
+	foreach(lt, tables)
+	{
+		Oid			table = lfirst_oid(lt);
+		AttrNumber	attnum = get_attnum(table, trigger->tgargs[0]);
+		Relation	rel;
+		List	   *indexes;
+		ListCell   *lc;
+
+		if (attnum == InvalidAttrNumber)
+			continue;
+		rel = table_open(table, AccessShareLock);
+		indexes = RelationGetIndexList(rel);
+		foreach(lc, indexes)
+		{
+			Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
+			bool		on_column = false;
+
+			for (int col = 0; col < index->rd_index->indnatts; col++)
+				on_column |= (index->rd_index->indkey.values[col] == attnum);
+			if (on_column && index->rd_rel->relam == GIN_AM_OID &&
+				index->rd_rel->relkind == RELKIND_INDEX)
+			{
+				if (*n == capacity)
+				{
+					capacity *= 2;
+					result = repalloc(result, capacity * sizeof(Oid));
+				}
+				result[(*n)++] = RelationGetRelid(index);
+			}
+			index_close(index, AccessShareLock);
+		}
+		list_free(indexes);
+		table_close(rel, AccessShareLock);
+	}
+	return result;
+}
+
+/*
+ * Pages of a GIN pending list (fastupdate) that the check may scan before it
+ * moves them into the index: every lookup reads the whole list, so a bulk
+ * load that let it grow to gin_pending_list_limit (4 MB) would scan up to
+ * 4 MB for each row.
+ */
+#define GUARD_MAX_PENDING_PAGES		16
+
+/* Move a GIN index's pending list into its tree once it is long. */
+static void
+BoundPendingList(Oid indexoid)
+{
+	/* an index of another partition may be gone since the plans were made */
+	Relation	index = try_relation_open(indexoid, AccessShareLock);
+	Buffer		buffer;
+	BlockNumber pending;
+	Oid			owner;
+
+	if (index == NULL)
+		return;
+	owner = index->rd_rel->relowner;
+	buffer = ReadBuffer(index, GIN_METAPAGE_BLKNO);
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	pending = GinPageGetMeta(BufferGetPage(buffer))->nPendingPages;
+	UnlockReleaseBuffer(buffer);
+	relation_close(index, AccessShareLock);
+	if (pending > GUARD_MAX_PENDING_PAGES)
+	{
+		GuardState	state;
+
+		/* as the owner, whom gin_clean_pending_list() requires */
+		GuardEnter(&state, owner, NULL);
+		(void) DirectFunctionCall1(gin_clean_pending_list, ObjectIdGetDatum(indexoid));
+		GuardLeave(&state);
+	}
+}
+
+/*
  * The statements of a trigger, prepared on its first use in this backend
  * and again whenever a table they name changes.  Everything they name is
  * schema-qualified, and every column is qualified by its table's alias.
@@ -491,12 +591,16 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 			SPI_freeplan(plans->check_update);
 		if (plans->covers)
 			pfree(plans->covers);
+		if (plans->gin_indexes)
+			pfree(plans->gin_indexes);
 	}
 	/* an invalidation that arrives while we build makes us build again */
 	plans->valid = true;
 	plans->claim = plans->check_insert = plans->check_update = NULL;
 	plans->covers = NULL;
 	plans->ncovers = 0;
+	plans->gin_indexes = NULL;
+	plans->ngin_indexes = 0;
 
 	target = TriggerTarget(trigger);
 	plans->target = target;
@@ -517,6 +621,7 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 			tables[n++] = lfirst_oid(lc);
 		CheckIndexesExact(trigger, schema_name, tables, n, candidate_threshold);
 	}
+	plans->gin_indexes = GinIndexesOn(trigger, members, &plans->ngin_indexes);
 	old = MemoryContextSwitchTo(TopMemoryContext);
 	plans->covers = palloc((list_length(members) + 1) * sizeof(Oid));
 	MemoryContextSwitchTo(old);
@@ -858,6 +963,8 @@ ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
 	}
 
 	/* 2. look for a near-duplicate, through the index when there is one */
+	for (int i = 0; i < plans->ngin_indexes; i++)
+		BoundPendingList(plans->gin_indexes[i]);
 	ret = RunAs(RelationOwner(plans->target),
 				TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? plans->check_update : plans->check_insert,
 				args, nulls, 1, distance);

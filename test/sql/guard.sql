@@ -194,6 +194,33 @@ INSERT INTO g_temp VALUES (2, minhash_sketch(doc('alpha')));
 \echo :SQLSTATE
 SELECT count(*) AS temp_tokens FROM ndd_near_duplicate_locks WHERE relid = 'g_temp'::regclass;
 
+-- a bulk load into an empty guarded table: every row's check goes through
+-- the index (a plan made while the table was empty scanned it), and the
+-- pending list of fastupdate stays short instead of being read whole for
+-- every row
+CREATE EXTENSION pgstattuple;
+CREATE TABLE g_bulk (id int PRIMARY KEY, sketch minhash);
+CREATE INDEX g_bulk_sketch ON g_bulk USING gin (sketch minhash_ops(threshold = 0.69));
+CREATE TRIGGER guard BEFORE INSERT ON g_bulk
+    FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('sketch', '0.8');
+CREATE FUNCTION distinct_doc(i int) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+    SELECT string_agg(md5((i * 100 + w)::text), ' ') FROM generate_series(1, 30) w $$;
+INSERT INTO g_bulk SELECT g, minhash_sketch(distinct_doc(g)) FROM generate_series(1, 600) g;
+SELECT pg_stat_force_next_flush();
+SELECT pg_stat_clear_snapshot();
+SELECT idx_scan >= 600 AS every_check_used_the_index FROM pg_stat_user_indexes
+WHERE indexrelid = 'g_bulk_sketch'::regclass;
+SELECT pending_pages <= 16 AS pending_list_short, pending_tuples < 600 AS pending_list_moved
+FROM pgstatginindex('g_bulk_sketch');
+-- and the index still answers as a scan does
+SELECT count(*) AS near_7 FROM g_bulk WHERE similar(sketch, minhash_sketch(distinct_doc(7)), 0.7);
+SET enable_bitmapscan = off;
+SELECT count(*) AS near_7 FROM g_bulk WHERE similar(sketch, minhash_sketch(distinct_doc(7)), 0.7);
+RESET enable_bitmapscan;
+DROP TABLE g_bulk;
+DROP FUNCTION distinct_doc(int);
+DROP EXTENSION pgstattuple;
+
 DROP TABLE g_a, g_s2.g_b, g_parts, g_low, g_seq, g_temp;
 DROP SCHEMA g_s2;
 DROP FUNCTION doc(text), variant(int);

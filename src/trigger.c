@@ -64,6 +64,7 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/table.h"
+#include "access/xact.h"
 #include "catalog/indexing.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_inherits.h"
@@ -202,6 +203,85 @@ TokensFromKeys(const uint64 *keys, int nkeys)
 		if (i == 0 || tokens[i] != tokens[i - 1])
 			elems[n++] = Int32GetDatum(tokens[i]);
 	return construct_array(elems, n, INT4OID, sizeof(int32), true, TYPALIGN_INT);
+}
+
+/*
+ * The tokens this transaction holds, per guarded table.  A token's row stays
+ * locked by the transaction that claimed it until it ends, so claiming it
+ * again is redundant; a bulk load in one transaction stops claiming once it
+ * holds every token it needs, instead of updating each token row again for
+ * every row loaded (each update one more row version to step over).  Only
+ * claims at the top level are remembered: a subtransaction's claim goes with
+ * it if it aborts.  The set lives in TopTransactionContext and is forgotten
+ * when that context is reset at the end of the transaction.
+ */
+typedef struct HeldToken
+{
+	Oid			relid;
+	int32		token;
+} HeldToken;
+
+static HTAB *held_tokens = NULL;
+
+static void
+ForgetHeldTokens(void *arg)
+{
+	held_tokens = NULL;
+}
+
+/* The tokens not yet held by this transaction for relid (NULL if none). */
+static ArrayType *
+TokensToClaim(Oid relid, ArrayType *tokens)
+{
+	int32	   *all = (int32 *) ARR_DATA_PTR(tokens);
+	int			n = ArrayGetNItems(ARR_NDIM(tokens), ARR_DIMS(tokens));
+	Datum	   *missing = palloc(Max(n, 1) * sizeof(Datum));
+	int			nmissing = 0;
+
+	if (held_tokens == NULL)
+		return tokens;
+	for (int i = 0; i < n; i++)
+	{
+		HeldToken	key = {relid, all[i]};
+
+		if (hash_search(held_tokens, &key, HASH_FIND, NULL) == NULL)
+			missing[nmissing++] = Int32GetDatum(all[i]);
+	}
+	if (nmissing == 0)
+		return NULL;
+	return construct_array(missing, nmissing, INT4OID, sizeof(int32), true, TYPALIGN_INT);
+}
+
+/* Remember that the top-level transaction now holds these tokens of relid. */
+static void
+RememberHeldTokens(Oid relid, ArrayType *tokens)
+{
+	int32	   *all = (int32 *) ARR_DATA_PTR(tokens);
+	int			n = ArrayGetNItems(ARR_NDIM(tokens), ARR_DIMS(tokens));
+
+	if (GetCurrentTransactionNestLevel() != 1)
+		return;
+	if (held_tokens == NULL)
+	{
+		HASHCTL		ctl;
+		MemoryContextCallback *forget;
+
+		ctl.keysize = sizeof(HeldToken);
+		ctl.entrysize = sizeof(HeldToken);
+		ctl.hcxt = TopTransactionContext;
+		held_tokens = hash_create("ndd held tokens", 1024, &ctl,
+								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		forget = MemoryContextAlloc(TopTransactionContext, sizeof(MemoryContextCallback));
+		forget->func = ForgetHeldTokens;
+		forget->arg = NULL;
+		MemoryContextRegisterResetCallback(TopTransactionContext, forget);
+	}
+	for (int i = 0; i < n; i++)
+	{
+		HeldToken	key = {relid, all[i]};
+
+		(void) hash_search(held_tokens, &key, HASH_ENTER, NULL);
+	}
 }
 
 /* A sketch's tokens: its band keys under the banding exact at threshold. */
@@ -954,12 +1034,15 @@ ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
 	 * 1. claim the tokens every near-duplicate of this row claims too (no
 	 * other session can write a temporary table)
 	 */
-	if (rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP)
+	if (rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP &&
+		(tokens = TokensToClaim(plans->target, tokens)) != NULL)
 	{
 		Datum		claim_args[2] = {ObjectIdGetDatum(plans->target), PointerGetDatum(tokens)};
+
 		ret = RunAs(RelationOwner(plans->lock_table), plans->claim, claim_args, NULL, 0, NULL);
 		if (ret != SPI_OK_INSERT)
 			elog(ERROR, "could not claim near-duplicate tokens: %s", SPI_result_code_string(ret));
+		RememberHeldTokens(plans->target, tokens);
 	}
 
 	/* 2. look for a near-duplicate, through the index when there is one */

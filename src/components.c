@@ -9,7 +9,8 @@
  * labels every id with the smallest id of its component, as a bigint[n][2]
  * array of (id, label) rows in the order the ids were first seen.
  *
- * Memory is about 40 bytes per distinct id; the answer is one array, so
+ * Memory is about 70 bytes per distinct id, the answer included (measured:
+ * 1.3 GB for 20 million ids); the answer is one array, so
  * there can be at most 1 GB / 16 bytes of ids (54000 beyond).
  */
 #include "postgres.h"

@@ -1,0 +1,129 @@
+-- guard_bulk_load.sql: the tables, procedures and report of
+-- bench/guard_bulk_load.sh.  Run with :part set to
+--   pool    after the corpus is in corpus(id, family, edit_rate, doc), plain
+--           PostgreSQL: words(id, body), :rows documents of 300 words
+--   setup   after ndd is installed: the extension, the sketches, the
+--           procedures and bench_run
+--   report  after the loads; also set :commit and :largest
+-- The script itself runs the loads.
+
+\set ON_ERROR_STOP 1
+SET client_min_messages = warning;
+\pset footer off
+SELECT :'part' = 'pool' AS is_pool, :'part' = 'setup' AS is_setup,
+	   :'part' = 'report' AS is_report \gset
+
+\if :is_pool
+SELECT CASE WHEN 'lz4' = ANY (enumvals) THEN 'lz4' ELSE 'pglz' END AS toast
+FROM pg_settings WHERE name = 'default_toast_compression' \gset
+SET default_toast_compression = :toast;
+-- Every document is 300 words: its corpus document's words, repeated from
+-- the start if it has fewer, in an order of its own (a fixed hash of id and
+-- position).  No two are near-duplicates, not even the corpus's planted
+-- copies, so a guarded load keeps every row and the trigger's cost is its
+-- check, not an error or a skip.
+CREATE TABLE words AS
+SELECT c.id::bigint AS id,
+	   (SELECT string_agg(c.w[(i - 1) % cardinality(c.w) + 1], ' ' ORDER BY hashint8(c.id * 1000 + i), i)
+		FROM generate_series(1, 300) AS i) AS body
+FROM (SELECT id, regexp_split_to_array(doc, ' ') AS w FROM corpus WHERE id <= :rows
+	  OFFSET 0) AS c;			-- split each document once, not once per word
+DROP TABLE corpus;
+\endif
+
+\if :is_setup
+CREATE EXTENSION ndd;
+SELECT CASE WHEN 'lz4' = ANY (enumvals) THEN 'lz4' ELSE 'pglz' END AS toast
+FROM pg_settings WHERE name = 'default_toast_compression' \gset
+SET default_toast_compression = :toast;
+-- The sketches are made once, here: a load copies them.
+CREATE TABLE pool AS SELECT id, body, minhash_sketch(body) AS mh FROM words ORDER BY id;
+DROP TABLE words;
+ALTER TABLE pool ADD PRIMARY KEY (id);
+VACUUM ANALYZE pool;
+
+-- One row per load, filled by the script.
+CREATE TABLE bench_run (
+	rows bigint,
+	rep int,
+	fastupdate boolean,
+	guarded boolean,
+	seconds float8,				-- the INSERT ... SELECT, commit included
+	loaded bigint,				-- rows in docs afterwards
+	index_bytes bigint,			-- the GIN index afterwards
+	token_rows bigint,			-- ndd_near_duplicate_locks afterwards
+	token_bytes bigint			-- its pg_total_relation_size
+);
+
+-- staging: the first n documents of pool, in id order.
+CREATE PROCEDURE bench_staging(n bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+	DROP TABLE IF EXISTS staging;
+	CREATE TABLE staging AS SELECT id, body, mh FROM pool WHERE id <= n ORDER BY id;
+END $$;
+
+-- A fresh docs with its index created before the load, default options or
+-- fastupdate = off, and the guard if guarded; no tokens left from the last
+-- load.
+CREATE PROCEDURE bench_reset(fastupdate boolean, guarded boolean)
+LANGUAGE plpgsql AS $$
+BEGIN
+	DROP TABLE IF EXISTS docs;
+	CREATE TABLE docs (id bigint PRIMARY KEY, body text, mh minhash);
+	IF fastupdate THEN
+		CREATE INDEX docs_mh_idx ON docs USING gin (mh minhash_ops(threshold = 0.69));
+	ELSE
+		CREATE INDEX docs_mh_idx ON docs USING gin (mh minhash_ops(threshold = 0.69))
+			WITH (fastupdate = off);
+	END IF;
+	IF guarded THEN
+		CREATE TRIGGER docs_no_near_duplicates BEFORE INSERT OR UPDATE ON docs
+			FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('mh', '0.8');
+	END IF;
+	TRUNCATE ndd_near_duplicate_locks;
+END $$;
+\endif
+
+\if :is_report
+SELECT current_setting('server_version') AS server_version,
+	   round(avg(octet_length(body))) AS avg_bytes,
+	   round(avg(pg_column_size(mh))) AS mh_bytes
+FROM pool \gset
+SELECT max(rep) AS reps FROM bench_run \gset
+\echo
+\echo 'ndd guarded bulk load benchmark, commit' :commit 'on PostgreSQL' :server_version
+\echo '  docs(id bigint PRIMARY KEY, body text, mh minhash), GIN (mh minhash_ops(threshold = 0.69)) created before the load'
+\echo '  load: INSERT INTO docs SELECT id, body, mh FROM staging, one statement; staging holds' :avg_bytes 'byte documents of 300 words'
+\echo '  (shuffled: none is a near-duplicate of another) and their' :mh_bytes 'byte sketches'
+\echo '  guarded: BEFORE INSERT OR UPDATE trigger ndd_reject_near_duplicates(''mh'', ''0.8''); unguarded: the same table and index without it'
+\echo '  each figure: median over' :reps 'repetitions, each a fresh table; guarded and unguarded take turns within a repetition'
+\echo '  ratio: guarded / unguarded seconds in the same repetition.  Target: <= 2 at 100,000 rows, default options, linear in rows'
+\echo
+SELECT rows, CASE WHEN fastupdate THEN 'on (default)' ELSE 'off' END AS fastupdate,
+	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY u)::numeric, 2) AS unguarded_s,
+	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY g)::numeric, 2) AS guarded_s,
+	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY g / u)::numeric, 2) AS ratio,
+	   format('%s-%s', round(min(g / u)::numeric, 2), round(max(g / u)::numeric, 2)) AS ratio_range,
+	   round((percentile_cont(0.5) WITHIN GROUP (ORDER BY u) * 1e6 / rows)::numeric) AS us_per_row_unguarded,
+	   round((percentile_cont(0.5) WITHIN GROUP (ORDER BY g) * 1e6 / rows)::numeric) AS us_per_row_guarded
+FROM (SELECT rows, rep, fastupdate,
+			 max(seconds) FILTER (WHERE NOT guarded) AS u,
+			 max(seconds) FILTER (WHERE guarded) AS g
+	  FROM bench_run GROUP BY rows, rep, fastupdate) AS r
+GROUP BY rows, fastupdate ORDER BY rows, fastupdate DESC;
+
+\echo 'After the loads of' :largest 'rows (median over repetitions): the index, and the guard''s token table'
+SELECT CASE WHEN fastupdate THEN 'on (default)' ELSE 'off' END AS fastupdate,
+	   CASE WHEN guarded THEN 'guarded' ELSE 'unguarded' END AS load,
+	   pg_size_pretty(percentile_disc(0.5) WITHIN GROUP (ORDER BY index_bytes)) AS index_size,
+	   percentile_disc(0.5) WITHIN GROUP (ORDER BY token_rows) AS token_rows,
+	   pg_size_pretty(percentile_disc(0.5) WITHIN GROUP (ORDER BY token_bytes)) AS ndd_near_duplicate_locks
+FROM bench_run WHERE rows = :largest
+GROUP BY fastupdate, guarded ORDER BY fastupdate DESC, guarded;
+
+SELECT count(*) AS short, count(*) > 0 AS any_short FROM bench_run WHERE loaded <> rows \gset
+\if :any_short
+\echo 'WARNING:' :short 'loads kept fewer rows than they were given'
+\endif
+\endif

@@ -68,6 +68,22 @@ ndd_corpus() {
 		mv "$out.$$" "$out" && echo "$key" >"$out.key" || { rm -f "$out.$$"; exit 1; }
 }
 
+# Copy the sources to $1: what git tracks plus new files it does not ignore
+# (so build output in the checkout is not copied), or, outside git, the
+# whole tree, cleaned.  The checkout itself stays untouched.
+ndd_copy_tree() {
+	local dest=$1
+	mkdir -p "$dest" || return 1
+	if git -C "$NDD_TOP" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		(cd "$NDD_TOP" && git ls-files -z -c -o --exclude-standard |
+			while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+			tar --null -T - -cf -) | tar -xf - -C "$dest"
+	else
+		(cd "$NDD_TOP" && tar --exclude=.git -cf - .) | tar -xf - -C "$dest" &&
+			{ make -C "$dest" -s clean PG_CONFIG="$PG_CONFIG" >/dev/null 2>&1; true; }
+	fi
+}
+
 # Run a command as the cluster's owner: postgres when we are root.
 ndd_as_owner() {
 	if [ "$(id -u)" -eq 0 ]; then

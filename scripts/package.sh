@@ -35,18 +35,10 @@ scratch=$out/scratch
 cleanup() { rm -rf "$scratch"; }
 trap cleanup EXIT
 tree=$scratch/build/ndd-$extver
-mkdir -p "$tree"
 
-# The sources: what git tracks, plus new files it does not ignore (so build
-# output in the checkout is not copied); the checkout itself stays untouched.
+# the sources, without build output; the checkout itself stays untouched
 say "copying the tree to $tree"
-if git -C "$NDD_TOP" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-	(cd "$NDD_TOP" && git ls-files -z -c -o --exclude-standard |
-		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
-		tar --null -T - -cf -) | tar -xf - -C "$tree" || fail "cannot copy the tree"
-else
-	(cd "$NDD_TOP" && tar --exclude=.git -cf - .) | tar -xf - -C "$tree" || fail "cannot copy the tree"
-fi
+ndd_copy_tree "$tree" || fail "cannot copy the tree"
 
 opts=${DEB_BUILD_OPTIONS:-}
 profiles=()
@@ -164,6 +156,8 @@ for f in "$NDD_TOP"/sql/ndd--*.sql; do
 	old=${f##*/ndd--}
 	old=${old%.sql}
 	case $old in *--*) continue ;; esac
+	# the current version's script exists where the checkout was built
+	[ "$old" = "$extver" ] && continue
 	say "CREATE EXTENSION ndd VERSION '$old'; ALTER EXTENSION ndd UPDATE"
 	psql_run -d postgres -c "CREATE DATABASE \"upgrade_$old\"" || fail "CREATE DATABASE failed"
 	got=$(psql_run -d "upgrade_$old" 2>&1 <<-EOF2

@@ -57,16 +57,8 @@ trap cleanup EXIT
 
 # --- the sources: what git tracks, plus new files it does not ignore
 tree=$scratch/tree
-mkdir -p "$tree"
 say "copying the tree to $tree"
-if git -C "$NDD_TOP" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-	(cd "$NDD_TOP" && git ls-files -z -c -o --exclude-standard |
-		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
-		tar --null -T - -cf -) | tar -xf - -C "$tree" || fail "cannot copy the tree"
-else
-	(cd "$NDD_TOP" && tar --exclude=.git -cf - .) | tar -xf - -C "$tree" || fail "cannot copy the tree"
-	make -C "$tree" -s clean PG_CONFIG="$PG_CONFIG" >/dev/null 2>&1
-fi
+ndd_copy_tree "$tree" || fail "cannot copy the tree"
 
 # --- a PostgreSQL 15 of our own, copied from $PGBIN's installation without
 # any ndd; its binaries find share/, lib/ and include/ relative to bin/

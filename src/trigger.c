@@ -269,7 +269,7 @@ RememberHeldTokens(Oid relid, ArrayType *tokens)
 		ctl.keysize = sizeof(HeldToken);
 		ctl.entrysize = sizeof(HeldToken);
 		ctl.hcxt = TopTransactionContext;
-		held_tokens = hash_create("ndd held tokens", 1024, &ctl,
+		held_tokens = hash_create("ndd held tokens", 64, &ctl,
 								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 		forget = MemoryContextAlloc(TopTransactionContext, sizeof(MemoryContextCallback));
 		forget->func = ForgetHeldTokens;

@@ -476,70 +476,22 @@ RunAs(Oid role, SPIPlanPtr plan, Datum *args, const char *nulls, long count,
 }
 
 /*
- * Refuse a minhash_ops index on the sketch column, in any table the check
- * reads, that would answer the check's threshold with LSH recall only.
+ * The GIN indexes on the sketch column of every table the check reads (an
+ * array in TopMemoryContext): the check reads their pending lists, which
+ * BoundPendingList keeps short.  For a minhash rule (check_exact), a
+ * minhash_ops index among them that would answer the check's threshold with
+ * LSH recall only is refused.
  */
-static void
-CheckIndexesExact(Trigger *trigger, const char *schema_name, Oid *tables, int ntables,
-				  double threshold)
+static Oid *
+GinIndexesOn(Trigger *trigger, const char *schema_name, List *tables,
+			 bool check_exact, double threshold, int *n)
 {
 	Oid			family = get_opfamily_oid(GIN_AM_OID,
 										  list_make2(makeString(pstrdup(schema_name)),
 													 makeString("minhash_ops")),
 										  true);
-
-	for (int i = 0; i < ntables; i++)
-	{
-		Relation	rel = table_open(tables[i], AccessShareLock);
-		AttrNumber	attnum = get_attnum(tables[i], trigger->tgargs[0]);
-		List	   *indexes;
-		ListCell   *lc;
-
-		/* no such column here: no index on it (and 0 would match expressions) */
-		if (attnum == InvalidAttrNumber)
-		{
-			table_close(rel, AccessShareLock);
-			continue;
-		}
-		indexes = RelationGetIndexList(rel);
-		foreach(lc, indexes)
-		{
-			Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
-
-			for (int col = 0; col < index->rd_index->indnatts; col++)
-			{
-				int			bands,
-							rows;
-
-				if (index->rd_rel->relam != GIN_AM_OID ||
-					index->rd_opfamily[col] != family ||
-					index->rd_index->indkey.values[col] != attnum ||
-					MinHashGinIsExact(index, col + 1, threshold, &bands, &rows))
-					continue;
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("index \"%s\" cannot serve the threshold of trigger \"%s\" exactly",
-								RelationGetRelationName(index), trigger->tgname),
-						 errdetail("With %d bands of %d rows the index finds pairs at similarity %g only by chance, so the trigger could let near-duplicates in.",
-								   bands, rows, threshold),
-						 errhint("Recreate the index as minhash_ops(threshold = %g) or lower, or give the trigger a higher threshold.",
-								 floor(threshold * 1000.0) / 1000.0)));
-			}
-			index_close(index, AccessShareLock);
-		}
-		list_free(indexes);
-		table_close(rel, AccessShareLock);
-	}
-}
-
-/*
- * The GIN indexes on the sketch column of the tables (in TopMemoryContext):
- * the check reads their pending lists, which BoundPendingList keeps short.
- */
-static Oid *
-GinIndexesOn(Trigger *trigger, List *tables, int *n)
-{
-	Oid		   *result = MemoryContextAlloc(TopMemoryContext, sizeof(Oid));
+	Oid		   *found = palloc(sizeof(Oid));
+	Oid		   *result;
 	int			capacity = 1;
 	ListCell   *lt;
 
@@ -552,6 +504,7 @@ GinIndexesOn(Trigger *trigger, List *tables, int *n)
 		List	   *indexes;
 		ListCell   *lc;
 
+		/* no such column here: no index on it (and 0 would match expressions) */
 		if (attnum == InvalidAttrNumber)
 			continue;
 		rel = table_open(table, AccessShareLock);
@@ -562,22 +515,44 @@ GinIndexesOn(Trigger *trigger, List *tables, int *n)
 			bool		on_column = false;
 
 			for (int col = 0; col < index->rd_index->indnatts; col++)
-				on_column |= (index->rd_index->indkey.values[col] == attnum);
+			{
+				int			bands,
+							rows;
+
+				if (index->rd_index->indkey.values[col] != attnum)
+					continue;
+				on_column = true;
+				if (!check_exact || index->rd_rel->relam != GIN_AM_OID ||
+					index->rd_opfamily[col] != family ||
+					MinHashGinIsExact(index, col + 1, threshold, &bands, &rows))
+					continue;
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("index \"%s\" cannot serve the threshold of trigger \"%s\" exactly",
+								RelationGetRelationName(index), trigger->tgname),
+						 errdetail("With %d bands of %d rows the index finds pairs at similarity %g only by chance, so the trigger could let near-duplicates in.",
+								   bands, rows, threshold),
+						 errhint("Recreate the index as minhash_ops(threshold = %g) or lower, or give the trigger a higher threshold.",
+								 floor(threshold * 1000.0) / 1000.0)));
+			}
 			if (on_column && index->rd_rel->relam == GIN_AM_OID &&
 				index->rd_rel->relkind == RELKIND_INDEX)
 			{
 				if (*n == capacity)
 				{
 					capacity *= 2;
-					result = repalloc(result, capacity * sizeof(Oid));
+					found = repalloc(found, capacity * sizeof(Oid));
 				}
-				result[(*n)++] = RelationGetRelid(index);
+				found[(*n)++] = RelationGetRelid(index);
 			}
 			index_close(index, AccessShareLock);
 		}
 		list_free(indexes);
 		table_close(rel, AccessShareLock);
 	}
+	/* kept only once nothing was refused */
+	result = MemoryContextAlloc(TopMemoryContext, Max(*n, 1) * sizeof(Oid));
+	memcpy(result, found, *n * sizeof(Oid));
 	return result;
 }
 
@@ -693,17 +668,8 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 
 	/* the plans depend on the target, every table below it, and the locks */
 	members = find_all_inheritors(target, AccessShareLock, NULL);
-	if (!rule->simhash)
-	{
-		Oid		   *tables = palloc(list_length(members) * sizeof(Oid));
-		int			n = 0;
-		ListCell   *lc;
-
-		foreach(lc, members)
-			tables[n++] = lfirst_oid(lc);
-		CheckIndexesExact(trigger, schema_name, tables, n, candidate_threshold);
-	}
-	plans->gin_indexes = GinIndexesOn(trigger, members, &plans->ngin_indexes);
+	plans->gin_indexes = GinIndexesOn(trigger, schema_name, members, !rule->simhash,
+									  candidate_threshold, &plans->ngin_indexes);
 	old = MemoryContextSwitchTo(TopMemoryContext);
 	plans->covers = palloc((list_length(members) + 1) * sizeof(Oid));
 	MemoryContextSwitchTo(old);

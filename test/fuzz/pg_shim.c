@@ -122,25 +122,26 @@ errcode(int sqlerrcode)
 	return 0;
 }
 
+/* format a message into buf (an array), as the backend's error functions do */
+#define SHIM_FORMAT(buf, fmt) \
+	do { \
+		va_list		ap; \
+		va_start(ap, fmt); \
+		vsnprintf(buf, sizeof(buf), fmt, ap); \
+		va_end(ap); \
+	} while (0)
+
 int
 errmsg(const char *fmt,...)
 {
-	va_list		ap;
-
-	va_start(ap, fmt);
-	vsnprintf(fuzz_errmsg, 1024, fmt, ap);
-	va_end(ap);
+	SHIM_FORMAT(fuzz_errmsg, fmt);
 	return 0;
 }
 
 int
 errmsg_internal(const char *fmt,...)
 {
-	va_list		ap;
-
-	va_start(ap, fmt);
-	vsnprintf(fuzz_errmsg, 1024, fmt, ap);
-	va_end(ap);
+	SHIM_FORMAT(fuzz_errmsg, fmt);
 	return 0;
 }
 
@@ -151,21 +152,18 @@ errmsg_plural(const char *fmt_singular, const char *fmt_plural,
 	va_list		ap;
 
 	va_start(ap, n);
-	vsnprintf(fuzz_errmsg, 1024, n == 1 ? fmt_singular : fmt_plural, ap);
+	vsnprintf(fuzz_errmsg, sizeof(fuzz_errmsg), n == 1 ? fmt_singular : fmt_plural, ap);
 	va_end(ap);
 	return 0;
 }
 
-/* details and hints are formatted and dropped */
+/* details and hints are formatted (so bad formats still show) and dropped */
 int
 errdetail(const char *fmt,...)
 {
 	char		buf[1024];
-	va_list		ap;
 
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
+	SHIM_FORMAT(buf, fmt);
 	return 0;
 }
 
@@ -173,11 +171,8 @@ int
 errhint(const char *fmt,...)
 {
 	char		buf[1024];
-	va_list		ap;
 
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
+	SHIM_FORMAT(buf, fmt);
 	return 0;
 }
 

@@ -11,6 +11,7 @@ OBJS = \
 	src/components.o \
 	src/minhash_gin.o \
 	src/trigger.o \
+	src/live_clusters.o \
 	src/simhash.o \
 	src/simhash_keys.o \
 	src/simhash_gin.o \
@@ -23,9 +24,9 @@ DATA = $(filter-out sql/$(EXTENSION)--$(EXTVERSION).sql,$(wildcard sql/$(EXTENSI
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 PGFILEDESC = "ndd - near-duplicate detection"
 
-REGRESS = shingle minhash minhash_accuracy agg minhash_gin trigger guard pairs names simhash simhash_gin simhash_gist bad_inputs
+REGRESS = shingle minhash minhash_accuracy agg minhash_gin trigger guard pairs names simhash simhash_gin simhash_gist live_clusters bad_inputs
 REGRESS_OPTS = --inputdir=test --load-extension=ndd
-ISOLATION = near_duplicate_race
+ISOLATION = near_duplicate_race live_clusters_race
 ISOLATION_OPTS = --inputdir=test --load-extension=ndd
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl

@@ -2,7 +2,7 @@
 # Benchmark: what the ndd_reject_near_duplicates trigger costs an insert.
 # pgbench inserts corpus documents into docs(id bigserial, body text, mh
 # minhash), already holding a preload of other documents, at 1, 4 and 8
-# clients, in five variants that each add one thing:
+# clients, in six variants that each add one thing:
 #
 #   body       the document only (no sketch, no index)
 #   sketch     and mh = minhash_sketch(body), no index
@@ -10,6 +10,8 @@
 #   notexists  and the trigger's lookup written in SQL (INSERT ... WHERE NOT
 #              EXISTS a near-duplicate): the lookup's cost, without tokens
 #   trigger    the index variant plus the trigger, 'skip' at the threshold
+#   clusters   the index variant plus ndd_maintain_clusters at the threshold
+#              (every row gets in; near-duplicates join clusters)
 #
 # Each run inserts the same documents, each once (a shared sequence picks
 # them), into a freshly rebuilt table, and is repeated; the variants take
@@ -29,7 +31,7 @@
 #                        smaller of the count and 2)
 #   NDD_BENCH_RUNS       repetitions of every variant and client count
 #                        (default 5)
-#   NDD_BENCH_VARIANTS   any of the above (default all five)
+#   NDD_BENCH_VARIANTS   any of the above (default all six)
 #   NDD_BENCH_THRESHOLD  the trigger's threshold (default 0.8)
 #   NDD_BENCH_PROFILE    inserts timed with auto_explain per variant, one
 #                        client, after the runs (default 1000; 0: none)
@@ -51,7 +53,7 @@ docs=${NDD_BENCH_DOCS:-20000}
 inserts=${NDD_BENCH_INSERTS:-$((docs / 2))}
 clients=${NDD_BENCH_CLIENTS:-1 4 8}
 runs=${NDD_BENCH_RUNS:-5}
-variants=${NDD_BENCH_VARIANTS:-body sketch index notexists trigger}
+variants=${NDD_BENCH_VARIANTS:-body sketch index notexists trigger clusters}
 threshold=${NDD_BENCH_THRESHOLD:-0.8}
 profile=${NDD_BENCH_PROFILE:-1000}
 shuffle=${NDD_BENCH_SHUFFLE:-off}
@@ -63,8 +65,8 @@ case $shuffle in on|off) ;; *) echo "NDD_BENCH_SHUFFLE must be on or off" >&2; e
 [ -n "$clients" ] || { echo "NDD_BENCH_CLIENTS is empty" >&2; exit 1; }
 [ -n "$variants" ] || { echo "NDD_BENCH_VARIANTS is empty" >&2; exit 1; }
 for v in $variants; do
-	case $v in body|sketch|index|notexists|trigger) ;;
-	*) echo "unknown variant \"$v\": use body, sketch, index, notexists, trigger" >&2; exit 1;; esac
+	case $v in body|sketch|index|notexists|trigger|clusters) ;;
+	*) echo "unknown variant \"$v\": use body, sketch, index, notexists, trigger, clusters" >&2; exit 1;; esac
 done
 [[ $threshold =~ ^(0?\.[0-9]*[1-9][0-9]*|1(\.0*)?)$ ]] ||
 	{ echo "NDD_BENCH_THRESHOLD must be in (0, 1]" >&2; exit 1; }

@@ -98,6 +98,7 @@
 #include "lsh.h"
 #include "minhash.h"
 #include "minhash_gin.h"
+#include "guard.h"
 #include "ndd.h"
 #include "simhash.h"
 #include "simhash_keys.h"
@@ -115,14 +116,12 @@ typedef struct GuardPlans
 	bool		valid;			/* false once anything they name changed */
 	Oid			target;			/* the table checked: where the trigger was
 								 * created */
-	Oid			lock_table;		/* ndd_near_duplicate_locks */
 	double		exact_at;		/* minhash: the threshold indexes were
 								 * checked for */
 	Oid		   *covers;			/* tables whose change invalidates the plans */
 	int			ncovers;
 	Oid		   *gin_indexes;	/* GIN indexes on the sketch column */
 	int			ngin_indexes;
-	SPIPlanPtr	claim;
 	SPIPlanPtr	check_insert;
 	SPIPlanPtr	check_update;
 } GuardPlans;
@@ -151,6 +150,13 @@ typedef struct NearDuplicateRule
 /* $1 sketch, $2 candidate threshold, $3 old row's ctid, $4 new text,
  * $5 shingle size, $6 unit, $7 exact threshold, $8 old row's table */
 
+/*
+ * The statement that claims tokens (ClaimTokens), prepared once per backend
+ * for the token table it names.
+ */
+static SPIPlanPtr claim_plan = NULL;
+static Oid	claim_lock_table = InvalidOid;
+
 /* Forget the plans that cover relid (every plan for InvalidOid). */
 static void
 GuardRelcacheCallback(Datum arg, Oid relid)
@@ -158,6 +164,9 @@ GuardRelcacheCallback(Datum arg, Oid relid)
 	HASH_SEQ_STATUS status;
 	GuardPlans *plans;
 
+	/* freed on its next use: a callback must not call SPI */
+	if (!OidIsValid(relid) || relid == claim_lock_table)
+		claim_lock_table = InvalidOid;
 	if (guard_plans == NULL)
 		return;
 	hash_seq_init(&status, guard_plans);
@@ -176,6 +185,19 @@ static void
 GuardSyscacheCallback(Datum arg, int cacheid, uint32 hashvalue)
 {
 	GuardRelcacheCallback(arg, InvalidOid);
+}
+
+/* Register the callbacks above, once per backend. */
+static void
+WatchPlannedNames(void)
+{
+	static bool watching = false;
+
+	if (watching)
+		return;
+	CacheRegisterRelcacheCallback(GuardRelcacheCallback, (Datum) 0);
+	CacheRegisterSyscacheCallback(NAMESPACEOID, GuardSyscacheCallback, (Datum) 0);
+	watching = true;
 }
 
 /* qsort comparator for int32. */
@@ -285,7 +307,7 @@ RememberHeldTokens(Oid relid, ArrayType *tokens)
 }
 
 /* A sketch's tokens: its band keys under the banding exact at threshold. */
-static ArrayType *
+ArrayType *
 MinHashLockTokens(const MinHash *mh, double threshold)
 {
 	int			bands,
@@ -300,7 +322,7 @@ MinHashLockTokens(const MinHash *mh, double threshold)
 }
 
 /* A fingerprint's tokens: its block keys at max_distance, mixed. */
-static ArrayType *
+ArrayType *
 SimHashLockTokens(SimHash v, int max_distance)
 {
 	SimHashKeyLayout layout;
@@ -319,7 +341,7 @@ SimHashLockTokens(SimHash v, int max_distance)
  * The table a trigger was created on: itself, or for a clone on a
  * partition, the partitioned table its parent trigger (recursively) is on.
  */
-static Oid
+Oid
 TriggerTarget(Trigger *trigger)
 {
 	Oid			tgoid = trigger->tgoid;
@@ -394,15 +416,8 @@ KeyExpression(Relation rel)
  * are prepared in the same state they run in, so their plans stay valid.  An
  * error restores the caller's state through (sub)transaction abort.
  */
-typedef struct GuardState
-{
-	Oid			save_userid;
-	int			save_sec_context;
-	int			save_nestlevel;
-} GuardState;
-
 /* Enter the state above as role, with the given distance for %, if any. */
-static void
+void
 GuardEnter(GuardState *state, Oid role, const char *hamming_threshold)
 {
 	state->save_nestlevel = NewGUCNestLevel();
@@ -424,7 +439,7 @@ GuardEnter(GuardState *state, Oid role, const char *hamming_threshold)
 }
 
 /* Restore the role and settings GuardEnter saved. */
-static void
+void
 GuardLeave(GuardState *state)
 {
 	SetUserIdAndSecContext(state->save_userid, state->save_sec_context);
@@ -432,7 +447,7 @@ GuardLeave(GuardState *state)
 }
 
 /* The owner of a relation. */
-static Oid
+Oid
 RelationOwner(Oid relid)
 {
 	HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
@@ -476,15 +491,56 @@ RunAs(Oid role, SPIPlanPtr plan, Datum *args, const char *nulls, long count,
 }
 
 /*
+ * Claim tokens of target as the token table's owner, holding them to the end
+ * of the transaction: an upsert of one row per token, in sorted order.
+ * Tokens this transaction already holds are skipped.  SPI must be connected.
+ */
+void
+ClaimTokens(Oid nsp, Oid target, ArrayType *tokens)
+{
+	Oid			lock_table;
+	Datum		args[2];
+	int			ret;
+
+	if ((tokens = TokensToClaim(target, tokens)) == NULL)
+		return;
+	lock_table = get_relname_relid(LOCK_TABLE_NAME, nsp);
+	if (!OidIsValid(lock_table))
+		elog(ERROR, "relation \"%s.%s\" does not exist", get_namespace_name(nsp), LOCK_TABLE_NAME);
+	if (claim_lock_table != lock_table)
+	{
+		Oid			types[2] = {OIDOID, INT4ARRAYOID};
+		char	   *sql;
+
+		WatchPlannedNames();
+		if (claim_plan != NULL)
+			SPI_freeplan(claim_plan);
+		claim_plan = NULL;
+		sql = psprintf("INSERT INTO %s.%s AS l (relid, token) "
+					   "SELECT $1, u.t FROM pg_catalog.unnest($2) WITH ORDINALITY AS u(t, o) ORDER BY u.o "
+					   "ON CONFLICT (relid, token) DO UPDATE SET claims = l.claims OPERATOR(pg_catalog.+) 1::pg_catalog.int8",
+					   quote_identifier(get_namespace_name(nsp)), LOCK_TABLE_NAME);
+		claim_plan = PrepareAs(RelationOwner(lock_table), sql, 2, types);
+		claim_lock_table = lock_table;
+	}
+	args[0] = ObjectIdGetDatum(target);
+	args[1] = PointerGetDatum(tokens);
+	ret = RunAs(RelationOwner(lock_table), claim_plan, args, NULL, 0, NULL);
+	if (ret != SPI_OK_INSERT)
+		elog(ERROR, "could not claim near-duplicate tokens: %s", SPI_result_code_string(ret));
+	RememberHeldTokens(target, tokens);
+}
+
+/*
  * The GIN indexes on the sketch column of every table the check reads (an
  * array in TopMemoryContext): the check reads their pending lists, which
  * BoundPendingList keeps short.  For a minhash rule (check_exact), a
  * minhash_ops index among them that would answer the check's threshold with
  * LSH recall only is refused.
  */
-static Oid *
-GinIndexesOn(Trigger *trigger, const char *schema_name, List *tables,
-			 bool check_exact, double threshold, int *n)
+Oid *
+GinIndexesOn(const char *trigger_name, const char *column, const char *schema_name,
+			 List *tables, bool check_exact, double threshold, int *n)
 {
 	Oid			family = get_opfamily_oid(GIN_AM_OID,
 										  list_make2(makeString(pstrdup(schema_name)),
@@ -499,7 +555,7 @@ GinIndexesOn(Trigger *trigger, const char *schema_name, List *tables,
 	foreach(lt, tables)
 	{
 		Oid			table = lfirst_oid(lt);
-		AttrNumber	attnum = get_attnum(table, trigger->tgargs[0]);
+		AttrNumber	attnum = get_attnum(table, column);
 		Relation	rel;
 		List	   *indexes;
 		ListCell   *lc;
@@ -529,7 +585,7 @@ GinIndexesOn(Trigger *trigger, const char *schema_name, List *tables,
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("index \"%s\" cannot serve the threshold of trigger \"%s\" exactly",
-								RelationGetRelationName(index), trigger->tgname),
+								RelationGetRelationName(index), trigger_name),
 						 errdetail("With %d bands of %d rows the index finds pairs at similarity %g only by chance, so the trigger could let near-duplicates in.",
 								   bands, rows, threshold),
 						 errhint("Recreate the index as minhash_ops(threshold = %g) or lower, or give the trigger a higher threshold.",
@@ -567,7 +623,7 @@ GinIndexesOn(Trigger *trigger, const char *schema_name, List *tables,
 #define GUARD_MAX_PENDING_PAGES		4
 
 /* Move a GIN index's pending list into its tree once it is long. */
-static void
+void
 BoundPendingList(Oid indexoid)
 {
 	/* an index of another partition may be gone since the plans were made */
@@ -608,7 +664,6 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 	GuardPlans *plans;
 	bool		found;
 	StringInfoData sql;
-	Oid			claim_types[2] = {OIDOID, INT4ARRAYOID};
 	Oid			check_types[CHECK_NARGS] = {sketch_type, rule->simhash ? INT4OID : FLOAT8OID,
 		TIDOID, TEXTOID, INT4OID, TEXTOID, FLOAT8OID, OIDOID};
 	const char *schema_name = get_namespace_name(nsp);
@@ -631,8 +686,7 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 		ctl.keysize = sizeof(Oid);
 		ctl.entrysize = sizeof(GuardPlans);
 		guard_plans = hash_create("ndd guard plans", 16, &ctl, HASH_ELEM | HASH_BLOBS);
-		CacheRegisterRelcacheCallback(GuardRelcacheCallback, (Datum) 0);
-		CacheRegisterSyscacheCallback(NAMESPACEOID, GuardSyscacheCallback, (Datum) 0);
+		WatchPlannedNames();
 	}
 	plans = hash_search(guard_plans, &trigger->tgoid, HASH_ENTER, &found);
 	if (found && plans->valid && plans->check_update != NULL &&
@@ -640,8 +694,6 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 		return plans;
 	if (found)
 	{
-		if (plans->claim)
-			SPI_freeplan(plans->claim);
 		if (plans->check_insert)
 			SPI_freeplan(plans->check_insert);
 		if (plans->check_update)
@@ -653,7 +705,7 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 	}
 	/* an invalidation that arrives while we build makes us build again */
 	plans->valid = true;
-	plans->claim = plans->check_insert = plans->check_update = NULL;
+	plans->check_insert = plans->check_update = NULL;
 	plans->covers = NULL;
 	plans->ncovers = 0;
 	plans->gin_indexes = NULL;
@@ -661,24 +713,21 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 
 	target = TriggerTarget(trigger);
 	plans->target = target;
-	plans->lock_table = get_relname_relid(LOCK_TABLE_NAME, nsp);
-	if (!OidIsValid(plans->lock_table))
-		elog(ERROR, "relation \"%s.%s\" does not exist", schema_name, LOCK_TABLE_NAME);
 	plans->exact_at = candidate_threshold;
 
-	/* the plans depend on the target, every table below it, and the locks */
+	/* the plans depend on the target and every table below it */
 	members = find_all_inheritors(target, AccessShareLock, NULL);
-	plans->gin_indexes = GinIndexesOn(trigger, schema_name, members, !rule->simhash,
+	plans->gin_indexes = GinIndexesOn(trigger->tgname, trigger->tgargs[0], schema_name,
+									  members, !rule->simhash,
 									  candidate_threshold, &plans->ngin_indexes);
 	old = MemoryContextSwitchTo(TopMemoryContext);
-	plans->covers = palloc((list_length(members) + 1) * sizeof(Oid));
+	plans->covers = palloc(Max(list_length(members), 1) * sizeof(Oid));
 	MemoryContextSwitchTo(old);
 	{
 		ListCell   *lc;
 
 		foreach(lc, members)
 			plans->covers[plans->ncovers++] = lfirst_oid(lc);
-		plans->covers[plans->ncovers++] = plans->lock_table;
 	}
 
 	target_rel = table_open(target, AccessShareLock);
@@ -689,13 +738,6 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 	table_close(target_rel, AccessShareLock);
 
 	initStringInfo(&sql);
-	appendStringInfo(&sql,
-					 "INSERT INTO %s.%s AS l (relid, token) "
-					 "SELECT $1, u.t FROM pg_catalog.unnest($2) WITH ORDINALITY AS u(t, o) ORDER BY u.o "
-					 "ON CONFLICT (relid, token) DO UPDATE SET claims = l.claims OPERATOR(pg_catalog.+) 1::pg_catalog.int8",
-					 schema, LOCK_TABLE_NAME);
-	plans->claim = PrepareAs(RelationOwner(plans->lock_table), sql.data, 2, claim_types);
-
 	/* the index condition finds candidates; the rest decides */
 	if (rule->simhash)
 	{
@@ -729,7 +771,7 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 }
 
 /* The attribute number of a column by name; an error if there is none. */
-static int
+int
 ColumnOf(Relation rel, const char *name)
 {
 	int			attnum = SPI_fnumber(RelationGetDescr(rel), name);
@@ -1002,16 +1044,8 @@ ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
 	 * 1. claim the tokens every near-duplicate of this row claims too (no
 	 * other session can write a temporary table)
 	 */
-	if (rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP &&
-		(tokens = TokensToClaim(plans->target, tokens)) != NULL)
-	{
-		Datum		claim_args[2] = {ObjectIdGetDatum(plans->target), PointerGetDatum(tokens)};
-
-		ret = RunAs(RelationOwner(plans->lock_table), plans->claim, claim_args, NULL, 0, NULL);
-		if (ret != SPI_OK_INSERT)
-			elog(ERROR, "could not claim near-duplicate tokens: %s", SPI_result_code_string(ret));
-		RememberHeldTokens(plans->target, tokens);
-	}
+	if (rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP)
+		ClaimTokens(nsp, plans->target, tokens);
 
 	/* 2. look for a near-duplicate, through the index when there is one */
 	for (int i = 0; i < plans->ngin_indexes; i++)

@@ -34,7 +34,8 @@ SELECT clients,
 	   max(t) FILTER (WHERE variant = 'sketch') AS sketch,
 	   max(t) FILTER (WHERE variant = 'index') AS index,
 	   max(t) FILTER (WHERE variant = 'notexists') AS notexists,
-	   max(t) FILTER (WHERE variant = 'trigger') AS trigger
+	   max(t) FILTER (WHERE variant = 'trigger') AS trigger,
+	   max(t) FILTER (WHERE variant = 'clusters') AS clusters
 FROM (SELECT clients, variant,
 			 format('%s (%s-%s)', round(percentile_cont(0.5) WITHIN GROUP (ORDER BY tps)),
 					round(min(tps)), round(max(tps))) AS t
@@ -47,7 +48,8 @@ SELECT clients,
 	   max(l) FILTER (WHERE variant = 'sketch') AS sketch,
 	   max(l) FILTER (WHERE variant = 'index') AS index,
 	   max(l) FILTER (WHERE variant = 'notexists') AS notexists,
-	   max(l) FILTER (WHERE variant = 'trigger') AS trigger
+	   max(l) FILTER (WHERE variant = 'trigger') AS trigger,
+	   max(l) FILTER (WHERE variant = 'clusters') AS clusters
 FROM (SELECT clients, variant,
 			 round(percentile_cont(0.5) WITHIN GROUP (ORDER BY lat_ms)::numeric, 3) AS l
 	  FROM bench_run GROUP BY clients, variant) m
@@ -57,7 +59,8 @@ GROUP BY clients ORDER BY clients;
 \echo 'Cost ratios, TPS of a over TPS of b in the same repetition: median (min-max).  Target: index/trigger <= 3'
 WITH pair(a, b) AS (
 	VALUES ('index', 'trigger'), ('index', 'notexists'), ('notexists', 'trigger'),
-		   ('sketch', 'index'), ('body', 'sketch'), ('body', 'trigger')
+		   ('sketch', 'index'), ('body', 'sketch'), ('body', 'trigger'),
+		   ('index', 'clusters'), ('trigger', 'clusters')
 ), r AS (
 	SELECT x.clients, pair.a || '/' || pair.b AS ratio, x.tps / y.tps AS r
 	FROM pair
@@ -70,7 +73,9 @@ SELECT clients,
 	   max(s) FILTER (WHERE ratio = 'notexists/trigger') AS "notexists/trigger",
 	   max(s) FILTER (WHERE ratio = 'sketch/index') AS "sketch/index",
 	   max(s) FILTER (WHERE ratio = 'body/sketch') AS "body/sketch",
-	   max(s) FILTER (WHERE ratio = 'body/trigger') AS "body/trigger"
+	   max(s) FILTER (WHERE ratio = 'body/trigger') AS "body/trigger",
+	   max(s) FILTER (WHERE ratio = 'index/clusters') AS "index/clusters",
+	   max(s) FILTER (WHERE ratio = 'trigger/clusters') AS "trigger/clusters"
 FROM (SELECT clients, ratio,
 			 format('%s (%s-%s)', round(percentile_cont(0.5) WITHIN GROUP (ORDER BY r)::numeric, 2),
 					round(min(r)::numeric, 2), round(max(r)::numeric, 2)) AS s

@@ -60,12 +60,14 @@ CREATE TABLE bench_wait (run int, what text, n int);
 CREATE TABLE bench_stop (run int);
 
 -- Rebuild docs for a variant: the same preload, a fresh GIN index (all
--- variants from 'index' on), the trigger (variant 'trigger'), empty tokens.
+-- variants from 'index' on), the trigger (variant 'trigger') or the cluster
+-- table kept by ndd_maintain_clusters (variant 'clusters'), empty tokens.
 -- The trigger is created after the preload: preload holds relatives too.
 CREATE PROCEDURE bench_reset(variant text, threshold float8)
 LANGUAGE plpgsql AS $$
 BEGIN
 	DROP TABLE IF EXISTS docs;
+	DROP TABLE IF EXISTS docs_clusters;
 	CREATE TABLE docs (id bigserial PRIMARY KEY, body text, mh minhash);
 	INSERT INTO docs (body, mh) SELECT body, mh FROM preload ORDER BY id;
 	IF variant NOT IN ('body', 'sketch') THEN
@@ -75,6 +77,9 @@ BEGIN
 		EXECUTE format('CREATE TRIGGER docs_no_near_duplicates BEFORE INSERT OR UPDATE ON docs '
 					   'FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates(%L, %L, %L)',
 					   'mh', threshold::text, 'skip');
+	END IF;
+	IF variant = 'clusters' THEN
+		PERFORM ndd_maintain_clusters('docs', 'mh', 'id', threshold);
 	END IF;
 	TRUNCATE ndd_near_duplicate_locks;
 	ALTER SEQUENCE pick RESTART;

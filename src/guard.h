@@ -1,0 +1,39 @@
+/*
+ * guard.h
+ *		What the insert guard (trigger.c) shares with the other triggers that
+ *		must serialize the writers of near-duplicates: tokens, running
+ *		statements as a table's owner, and the GIN indexes a check reads.
+ */
+#ifndef NDD_GUARD_H
+#define NDD_GUARD_H
+
+#include "commands/trigger.h"
+#include "nodes/pg_list.h"
+#include "utils/array.h"
+
+#include "minhash.h"
+#include "simhash.h"
+
+/* The caller's role and settings, saved while ndd runs its statements. */
+typedef struct GuardState
+{
+	Oid			save_userid;
+	int			save_sec_context;
+	int			save_nestlevel;
+} GuardState;
+
+extern void GuardEnter(GuardState *state, Oid role, const char *hamming_threshold);
+extern void GuardLeave(GuardState *state);
+extern Oid	RelationOwner(Oid relid);
+extern Oid	TriggerTarget(Trigger *trigger);
+extern int	ColumnOf(Relation rel, const char *name);
+
+extern ArrayType *MinHashLockTokens(const MinHash *mh, double threshold);
+extern ArrayType *SimHashLockTokens(SimHash v, int max_distance);
+extern void ClaimTokens(Oid nsp, Oid target, ArrayType *tokens);
+
+extern Oid *GinIndexesOn(const char *trigger_name, const char *column, const char *schema_name,
+						 List *tables, bool check_exact, double threshold, int *n);
+extern void BoundPendingList(Oid indexoid);
+
+#endif							/* NDD_GUARD_H */

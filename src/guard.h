@@ -31,6 +31,7 @@ extern int	ColumnOf(Relation rel, const char *name);
 extern ArrayType *MinHashLockTokens(const MinHash *mh, double threshold);
 extern ArrayType *SimHashLockTokens(SimHash v, int max_distance);
 extern void ClaimTokens(Oid nsp, Oid target, ArrayType *tokens);
+extern void LockTokens(Oid target, ArrayType *tokens);
 
 extern Oid *GinIndexesOn(const char *trigger_name, const char *column, const char *schema_name,
 						 List *tables, bool check_exact, double threshold, int *n);

@@ -5,11 +5,14 @@
  *		mapping is changed under.
  *
  * The trigger fires AFTER each inserted, updated or deleted row (and after
- * TRUNCATE).  It claims the row's near-duplicate tokens, the same ones the
- * insert guard claims (trigger.c), so two transactions writing rows that are
+ * TRUNCATE).  It claims the row's near-duplicate tokens (its band keys, as
+ * the insert guard's) by upserting them in ndd_near_duplicate_locks
+ * (ClaimTokens in trigger.c), so two transactions writing rows that are
  * near-duplicates of each other take turns: under READ COMMITTED the second
- * waits and then sees the first's row, under REPEATABLE READ it gets a
- * serialization failure.  Then, as the table's owner and with search_path
+ * waits and then sees the first's row; under REPEATABLE READ, updating a
+ * token row that a transaction invisible to its snapshot wrote raises a
+ * serialization failure, as INSERT ... ON CONFLICT does.  (The guard's lock
+ * tokens would not: the steps below read with the transaction's snapshot.)  Then, as the table's owner and with search_path
  * pinned, it runs ndd_cluster_step() (sql/ndd.sql), which updates the
  * mapping: an inserted row joins the clusters of its near-duplicates, a
  * deleted row's cluster is recomputed from its remaining members, an

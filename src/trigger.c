@@ -18,24 +18,31 @@
  * sketches at least that similar agree on a whole band.  For a simhash, the
  * block keys at the distance: two fingerprints within it share one.
  *
- * A token is claimed by upserting its row in ndd_near_duplicate_locks (ON
- * CONFLICT DO UPDATE).  That costs no shared lock-table entries, so a bulk
- * load of any size works, and it does the right thing in each isolation
- * level: under READ COMMITTED the second inserter waits for the first to
- * finish and then, with a fresh snapshot, sees its row; under REPEATABLE
- * READ and SERIALIZABLE, updating a token row that a transaction invisible
- * to our snapshot wrote raises a serialization failure (40001), just as
- * INSERT ... ON CONFLICT does.  Tokens are claimed in sorted order, so two
- * single-row inserters cannot deadlock on them.
+ * A token is a heavyweight lock, taken in exclusive mode and held to the end
+ * of the transaction: no table is written and nothing is left behind.  Its
+ * tag is an advisory one whose fourth field no SQL function uses (the
+ * pg_advisory_* functions use 1 and 2), so only ndd can take it.  Under READ
+ * COMMITTED the second inserter waits for the first to finish and then,
+ * with a fresh snapshot, sees its row.  Under REPEATABLE READ and
+ * SERIALIZABLE the check looks with the latest snapshot, as foreign-key
+ * checks do; a near-duplicate that the transaction's own snapshot cannot
+ * see raises a serialization failure (40001).  Tokens are taken in sorted
+ * order, so two single-row inserters cannot deadlock on them.
+ *
+ * Every claimer first takes the table's own tag in ROW EXCLUSIVE mode.  A
+ * transaction that would hold more than GUARD_MAX_TOKEN_LOCKS tokens of one
+ * table, a bulk load, takes that tag in EXCLUSIVE mode instead and no more
+ * tokens, so the shared lock table never holds more than that per
+ * transaction; it then waits for, and makes wait, every other writer of the
+ * table (two bulk loads at once: one fails with a deadlock, 40P01).
  *
  * Who may touch the tokens
  * ------------------------
- * The token table is granted to nobody: only its owner (the extension's
- * owner) can read, lock or fill it.  The trigger claims tokens as that owner,
- * with one fixed statement, keyed by the OID of the table the trigger guards.
- * So a role can claim a table's tokens only by writing that table, the
+ * Only the trigger takes a table's tokens, keyed by the OID of the table it
+ * guards.  So a role can claim them only by writing that table, the
  * standard of a unique index: one writer can make another wait, a stranger
- * cannot, and no role learns which tables are guarded.  Likewise the check
+ * cannot.  (The token table ndd_near_duplicate_locks, granted to nobody,
+ * serves the upserted tokens of ndd_maintain_clusters.)  Likewise the check
  * runs as the owner of the guarded table, as foreign-key checks do, so it
  * sees every row whatever the inserting role may read; the DETAIL names the
  * existing row only to a role that may read the table.
@@ -77,6 +84,7 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/lock.h"
 #include "nodes/makefuncs.h"
 #include "nodes/value.h"
 #include "utils/acl.h"
@@ -92,6 +100,7 @@
 #include "utils/rel.h"
 #include "utils/relcache.h"
 #include "utils/rls.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
 #include "hash.h"
@@ -306,6 +315,91 @@ RememberHeldTokens(Oid relid, ArrayType *tokens)
 	}
 }
 
+/*
+ * Token locks.  The tags' fourth field: GUARD_TAG_TOKEN for a token
+ * (database, table, token), GUARD_TAG_TABLE for the table's own tag
+ * (database, table, 0).
+ */
+#define GUARD_TAG_TOKEN			0x6E64	/* "nd" */
+#define GUARD_TAG_TABLE			0x6E65
+#define GUARD_MAX_TOKEN_LOCKS	256
+
+/* Token locks taken by this transaction, per table: when to escalate. */
+typedef struct TokenLockCount
+{
+	Oid			relid;
+	int			count;
+} TokenLockCount;
+
+static HTAB *token_lock_counts = NULL;
+
+static void
+ForgetTokenLockCounts(void *arg)
+{
+	token_lock_counts = NULL;
+}
+
+static bool
+HoldsLock(const LOCKTAG *tag, LOCKMODE mode)
+{
+#if PG_VERSION_NUM >= 170000
+	return LockHeldByMe(tag, mode, false);
+#else
+	return LockHeldByMe(tag, mode);
+#endif
+}
+
+/*
+ * Take the token locks of target for the rest of the transaction (see the
+ * header): the table's tag, then each token in sorted order, or past
+ * GUARD_MAX_TOKEN_LOCKS tokens, the table's tag alone in EXCLUSIVE mode.
+ */
+void
+LockTokens(Oid target, ArrayType *tokens)
+{
+	int32	   *all = (int32 *) ARR_DATA_PTR(tokens);
+	int			n = ArrayGetNItems(ARR_NDIM(tokens), ARR_DIMS(tokens));
+	LOCKTAG		table_tag;
+	TokenLockCount *held;
+	bool		found;
+
+	SET_LOCKTAG_ADVISORY(table_tag, MyDatabaseId, target, 0, GUARD_TAG_TABLE);
+	if (HoldsLock(&table_tag, ExclusiveLock))
+		return;
+	if (token_lock_counts == NULL)
+	{
+		HASHCTL		ctl;
+		MemoryContextCallback *forget;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(TokenLockCount);
+		ctl.hcxt = TopTransactionContext;
+		token_lock_counts = hash_create("ndd token locks", 8, &ctl,
+										HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		forget = MemoryContextAlloc(TopTransactionContext, sizeof(MemoryContextCallback));
+		forget->func = ForgetTokenLockCounts;
+		forget->arg = NULL;
+		MemoryContextRegisterResetCallback(TopTransactionContext, forget);
+	}
+	held = hash_search(token_lock_counts, &target, HASH_ENTER, &found);
+	if (!found)
+		held->count = 0;
+	if (held->count + n > GUARD_MAX_TOKEN_LOCKS)
+	{
+		(void) LockAcquire(&table_tag, ExclusiveLock, false, false);
+		return;
+	}
+	(void) LockAcquire(&table_tag, RowExclusiveLock, false, false);
+	for (int i = 0; i < n; i++)
+	{
+		LOCKTAG		tag;
+
+		SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, target, (uint32) all[i], GUARD_TAG_TOKEN);
+		if (LockAcquire(&tag, ExclusiveLock, false, false) != LOCKACQUIRE_ALREADY_HELD)
+			held->count++;
+	}
+}
+
 /* A sketch's tokens: its band keys under the banding exact at threshold. */
 ArrayType *
 MinHashLockTokens(const MinHash *mh, double threshold)
@@ -476,23 +570,30 @@ PrepareAs(Oid role, const char *sql, int nargs, Oid *argtypes)
 	return plan;
 }
 
-/* Run a prepared statement as role. */
+/* Run a prepared statement as role, with snapshot if valid. */
 static int
 RunAs(Oid role, SPIPlanPtr plan, Datum *args, const char *nulls, long count,
-	  const char *hamming_threshold)
+	  const char *hamming_threshold, Snapshot snapshot)
 {
 	GuardState	state;
 	int			ret;
 
 	GuardEnter(&state, role, hamming_threshold);
-	ret = SPI_execute_plan(plan, args, nulls, false, count);
+	if (snapshot != InvalidSnapshot)
+		ret = SPI_execute_snapshot(plan, args, nulls, snapshot, InvalidSnapshot,
+								   false, false, count);
+	else
+		ret = SPI_execute_plan(plan, args, nulls, false, count);
 	GuardLeave(&state);
 	return ret;
 }
 
 /*
  * Claim tokens of target as the token table's owner, holding them to the end
- * of the transaction: an upsert of one row per token, in sorted order.
+ * of the transaction: an upsert of one row per token, in sorted order, for
+ * ndd_maintain_clusters (live_clusters.c).  Updating a token row that a
+ * transaction invisible to our snapshot wrote raises 40001 under REPEATABLE
+ * READ, which the cluster steps need, as they read with that snapshot.
  * Tokens this transaction already holds are skipped.  SPI must be connected.
  */
 void
@@ -525,7 +626,7 @@ ClaimTokens(Oid nsp, Oid target, ArrayType *tokens)
 	}
 	args[0] = ObjectIdGetDatum(target);
 	args[1] = PointerGetDatum(tokens);
-	ret = RunAs(RelationOwner(lock_table), claim_plan, args, NULL, 0, NULL);
+	ret = RunAs(RelationOwner(lock_table), claim_plan, args, NULL, 0, NULL, InvalidSnapshot);
 	if (ret != SPI_OK_INSERT)
 		elog(ERROR, "could not claim near-duplicate tokens: %s", SPI_result_code_string(ret));
 	RememberHeldTokens(target, tokens);
@@ -952,6 +1053,7 @@ ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
 	int			ret;
 	char	   *distance = NULL;
 	MemoryContext outer;
+	SPIPlanPtr	check;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BEFORE(td->tg_event) ||
 		!TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
@@ -1045,14 +1147,38 @@ ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
 	 * other session can write a temporary table)
 	 */
 	if (rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP)
-		ClaimTokens(nsp, plans->target, tokens);
+		LockTokens(plans->target, tokens);
 
 	/* 2. look for a near-duplicate, through the index when there is one */
 	for (int i = 0; i < plans->ngin_indexes; i++)
 		BoundPendingList(plans->gin_indexes[i]);
-	ret = RunAs(RelationOwner(plans->target),
-				TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? plans->check_update : plans->check_insert,
-				args, nulls, 1, distance);
+	check = TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? plans->check_update : plans->check_insert;
+	if (IsolationUsesXactSnapshot())
+	{
+		/*
+		 * The transaction's snapshot cannot see a near-duplicate committed
+		 * since it was taken, even by the inserter we waited for: look with
+		 * the latest snapshot, and fail if it finds one that ours cannot see.
+		 */
+		ret = RunAs(RelationOwner(plans->target), check, args, nulls, 1, distance,
+					GetLatestSnapshot());
+		if (ret != SPI_OK_SELECT)
+			elog(ERROR, "could not look for near-duplicates: %s", SPI_result_code_string(ret));
+		if (SPI_processed > 0)
+		{
+			ret = RunAs(RelationOwner(plans->target), check, args, nulls, 1, distance,
+						InvalidSnapshot);
+			if (ret == SPI_OK_SELECT && SPI_processed == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+						 errmsg("could not serialize access due to a concurrent near-duplicate of the new row for relation \"%s\"",
+								RelationGetRelationName(rel)),
+						 errhint("Retry the transaction.")));
+		}
+	}
+	else
+		ret = RunAs(RelationOwner(plans->target), check, args, nulls, 1, distance,
+					InvalidSnapshot);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "could not look for near-duplicates: %s", SPI_result_code_string(ret));
 

@@ -181,18 +181,46 @@ SELECT c.relname, c.relacl FROM pg_class c JOIN pg_depend d ON d.objid = c.oid
 WHERE d.refclassid = 'pg_extension'::regclass
   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'ndd')
   AND d.classid = 'pg_class'::regclass;
--- a dropped table's tokens go with it; a temporary table claims none
-SELECT count(*) > 0 AS has_tokens FROM ndd_near_duplicate_locks WHERE relid = 'g_owned'::regclass;
-CREATE TEMP TABLE g_owned_oid AS SELECT 'g_owned'::regclass::oid AS relid;
+-- the guard's tokens are locks held to commit (advisory tags of ndd's own
+-- kind, 28260), not rows: nothing is left behind
+SELECT count(*) AS token_rows FROM ndd_near_duplicate_locks WHERE relid = 'g_owned'::regclass;
+BEGIN;
+INSERT INTO g_owned (id, sketch) VALUES (6, minhash_sketch(doc('a row of its own, with words nobody else uses here')));
+SELECT count(*) > 10 AS token_locks, bool_and(mode = 'ExclusiveLock' AND granted) AS exclusive
+FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 28260 AND classid = 'g_owned'::regclass::oid
+  AND pid = pg_backend_pid();
+SELECT mode FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 28261
+  AND classid = 'g_owned'::regclass::oid AND pid = pg_backend_pid();
+-- a bulk load takes the table's tag instead, past 256 tokens
+INSERT INTO g_owned (id, sketch)
+SELECT 100 + i, minhash_sketch((SELECT string_agg(md5(i || ':' || j), ' ') FROM generate_series(1, 30) j))
+FROM generate_series(1, 20) i;
+SELECT count(*) <= 256 AS bounded FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 28260
+  AND classid = 'g_owned'::regclass::oid AND pid = pg_backend_pid();
+SELECT mode FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 28261
+  AND classid = 'g_owned'::regclass::oid AND pid = pg_backend_pid() ORDER BY mode;
+COMMIT;
+SELECT count(*) AS token_locks_after_commit FROM pg_locks WHERE locktype = 'advisory' AND objsubid IN (28260, 28261);
+-- the token rows of ndd_maintain_clusters go with a dropped table
+CREATE TABLE g_kept (id int PRIMARY KEY, sketch minhash);
+SELECT ndd_maintain_clusters('g_kept', 'sketch', 'id', 0.8);
+INSERT INTO g_kept VALUES (1, minhash_sketch(doc('alpha'))), (2, minhash_sketch(doc('alpha')));
+SELECT count(*) > 0 AS has_tokens FROM ndd_near_duplicate_locks WHERE relid = 'g_kept'::regclass;
+CREATE TEMP TABLE g_kept_oid AS SELECT 'g_kept'::regclass::oid AS relid;
+DROP TABLE g_kept, g_kept_clusters;
+SELECT count(*) AS tokens_left FROM ndd_near_duplicate_locks WHERE relid = (SELECT relid FROM g_kept_oid);
 DROP TABLE g_owned;
-SELECT count(*) AS tokens_left FROM ndd_near_duplicate_locks WHERE relid = (SELECT relid FROM g_owned_oid);
+-- a temporary table takes no token: no other session can write it
 CREATE TEMP TABLE g_temp (id int, sketch minhash);
 CREATE TRIGGER guard BEFORE INSERT ON g_temp
     FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('sketch', '0.8');
+BEGIN;
 INSERT INTO g_temp VALUES (1, minhash_sketch(doc('alpha')));
+SELECT count(*) AS temp_token_locks FROM pg_locks WHERE locktype = 'advisory' AND objsubid IN (28260, 28261)
+  AND pid = pg_backend_pid();
+COMMIT;
 INSERT INTO g_temp VALUES (2, minhash_sketch(doc('alpha')));
 \echo :SQLSTATE
-SELECT count(*) AS temp_tokens FROM ndd_near_duplicate_locks WHERE relid = 'g_temp'::regclass;
 
 -- a bulk load into an empty guarded table: every row's check goes through
 -- the index (a plan made while the table was empty scanned it), and the

@@ -8,8 +8,10 @@
 #define NDD_GUARD_H
 
 #include "commands/trigger.h"
+#include "executor/spi.h"
 #include "nodes/pg_list.h"
 #include "utils/array.h"
+#include "utils/snapshot.h"
 
 #include "minhash.h"
 #include "simhash.h"
@@ -25,6 +27,9 @@ typedef struct GuardState
 extern void GuardEnter(GuardState *state, Oid role, const char *hamming_threshold);
 extern void GuardLeave(GuardState *state);
 extern Oid	RelationOwner(Oid relid);
+extern SPIPlanPtr PrepareAs(Oid role, const char *sql, int nargs, Oid *argtypes);
+extern int	RunAs(Oid role, SPIPlanPtr plan, Datum *args, const char *nulls, long count,
+				  const char *hamming_threshold, Snapshot snapshot);
 extern Oid	TriggerTarget(Trigger *trigger);
 extern int	ColumnOf(Relation rel, const char *name);
 

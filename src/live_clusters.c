@@ -5,31 +5,35 @@
  *		mapping is changed under.
  *
  * The trigger fires AFTER each inserted, updated or deleted row (and after
- * TRUNCATE).  It claims the row's near-duplicate tokens (its band keys, as
- * the insert guard's) by upserting them in ndd_near_duplicate_locks
- * (ClaimTokens in trigger.c), so two transactions writing rows that are
- * near-duplicates of each other take turns: under READ COMMITTED the second
- * waits and then sees the first's row; under REPEATABLE READ, updating a
- * token row that a transaction invisible to its snapshot wrote raises a
- * serialization failure, as INSERT ... ON CONFLICT does.  (The guard's lock
- * tokens would not: the steps below read with the transaction's snapshot.)  Then, as the table's owner and with search_path
- * pinned, it runs ndd_cluster_step() (sql/ndd.sql), which updates the
+ * TRUNCATE).  It takes the row's near-duplicate tokens, the insert guard's
+ * lock tokens (LockTokens in trigger.c), so two transactions writing rows
+ * that are near-duplicates of each other take turns: under READ COMMITTED
+ * the second waits and then sees the first's row.  Then it asks, as the
+ * table's owner, whether the old row is in a cluster and which rows are near
+ * the new one.  Under REPEATABLE READ and SERIALIZABLE it asks both with the
+ * latest snapshot and with its own, and fails with 40001 if the answers
+ * differ: a concurrent change its snapshot cannot see would leave the
+ * clusters wrong.  Only if there is something to do does it run, with
+ * search_path pinned, ndd_cluster_step() (sql/ndd.sql), which updates the
  * mapping: an inserted row joins the clusters of its near-duplicates, a
  * deleted row's cluster is recomputed from its remaining members, an
  * updated row is both.
  *
  * Rows that are not near-duplicates of each other may still meet in one
  * cluster, through others, so changes of the mapping itself are serialized
- * too: ndd_claim_cluster_lock() claims one token keyed by the mapping table,
- * with the same upsert, before ndd_cluster_step() changes it.  A row with no
- * near-duplicate changes no mapping and takes no part in that lock, so
- * inserting distinct rows stays concurrent.
+ * too: ndd_claim_cluster_lock() upserts one row of ndd_near_duplicate_locks
+ * keyed by the mapping table before ndd_cluster_step() changes it, which
+ * under REPEATABLE READ fails with 40001 if a transaction its snapshot
+ * cannot see changed the mapping, as INSERT ... ON CONFLICT does.  A row
+ * with no near-duplicate changes no mapping and takes no part in that lock,
+ * so inserting distinct rows stays concurrent.
  */
 #include "postgres.h"
 
 #include <limits.h>
 
 #include "access/table.h"
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
@@ -42,6 +46,9 @@
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
 #include "guard.h"
@@ -94,15 +101,207 @@ RowId(HeapTuple tuple, Relation rel, int attnum, int64 *id)
 	return true;
 }
 
-/* Claim the near-duplicate tokens of one sketch. */
+/* Take the near-duplicate tokens of one sketch. */
 static void
-ClaimSketchTokens(Oid nsp, Oid target, Datum sketch, bool simhash, double threshold,
-				  int max_distance)
+LockSketchTokens(Oid target, Datum sketch, bool simhash, double threshold, int max_distance)
 {
 	ArrayType  *tokens = simhash ? SimHashLockTokens(DatumGetSimHash(sketch), max_distance)
 		: MinHashLockTokens(DatumGetMinHashP(sketch), threshold);
 
-	ClaimTokens(nsp, target, tokens);
+	LockTokens(target, tokens);
+}
+
+/*
+ * The statements of one maintaining trigger in this backend, prepared on its
+ * first use and again whenever a table they name (or any schema) changes.
+ * Most rows need no step: an inserted row with no near-duplicate, a deleted
+ * row in no cluster.  Two cheap prepared lookups find those, so only the
+ * rows that change a cluster pay for ndd_cluster_step().
+ */
+typedef struct ClusterPlans
+{
+	Oid			tgoid;			/* hash key */
+	bool		valid;			/* false once anything they name changed */
+	Oid			target;			/* the table the trigger was created on */
+	Oid			mapping;		/* its cluster table */
+	Oid		   *covers;			/* tables whose change invalidates the plans */
+	int			ncovers;
+	Oid		   *gin_indexes;	/* GIN indexes on the sketch column */
+	int			ngin_indexes;
+	SPIPlanPtr	near;			/* the ids of rows near sketch $1, but id $3 */
+	SPIPlanPtr	member;			/* the cluster of id $1 */
+	SPIPlanPtr	step;			/* ndd_cluster_step($1 .. $10) */
+} ClusterPlans;
+
+static HTAB *cluster_plans = NULL;
+
+/* Forget the plans that cover relid (every plan for InvalidOid). */
+static void
+ClusterRelcacheCallback(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS status;
+	ClusterPlans *plans;
+
+	hash_seq_init(&status, cluster_plans);
+	while ((plans = hash_seq_search(&status)) != NULL)
+	{
+		if (!OidIsValid(relid))
+			plans->valid = false;
+		for (int i = 0; i < plans->ncovers && plans->valid; i++)
+			if (plans->covers[i] == relid)
+				plans->valid = false;
+	}
+}
+
+static void
+ClusterSyscacheCallback(Datum arg, int cacheid, uint32 hashvalue)
+{
+	ClusterRelcacheCallback(arg, InvalidOid);
+}
+
+static ClusterPlans *
+ClusterPlansFor(Trigger *trigger, Relation rel, Oid nsp, Oid sketch_type, bool simhash,
+				double threshold)
+{
+	ClusterPlans *plans;
+	bool		found;
+	const char *schema_name = get_namespace_name(nsp);
+	const char *schema = quote_identifier(schema_name);
+	const char *sketch = quote_identifier(trigger->tgargs[ARG_SKETCH_COLUMN]);
+	const char *id = quote_identifier(trigger->tgargs[ARG_ID_COLUMN]);
+	Oid			near_types[3] = {sketch_type, simhash ? INT4OID : FLOAT8OID, INT8OID};
+	Oid			member_types[1] = {INT8OID};
+	Oid			step_types[10] = {REGCLASSOID, REGCLASSOID, NAMEOID, NAMEOID, FLOAT8OID,
+		INT4OID, TEXTOID, INT8OID, INT8OID, BOOLOID};
+	List	   *members;
+	ListCell   *lc;
+	Oid			owner;
+	Relation	target_rel;
+	char	   *table;
+	char	   *mapping;
+	char	   *near;
+	MemoryContext old;
+
+	if (cluster_plans == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(ClusterPlans);
+		cluster_plans = hash_create("ndd cluster plans", 16, &ctl, HASH_ELEM | HASH_BLOBS);
+		CacheRegisterRelcacheCallback(ClusterRelcacheCallback, (Datum) 0);
+		CacheRegisterSyscacheCallback(NAMESPACEOID, ClusterSyscacheCallback, (Datum) 0);
+	}
+	plans = hash_search(cluster_plans, &trigger->tgoid, HASH_ENTER, &found);
+	if (found && plans->valid && plans->step != NULL)
+		return plans;
+	if (found)
+	{
+		if (plans->near)
+			SPI_freeplan(plans->near);
+		if (plans->member)
+			SPI_freeplan(plans->member);
+		if (plans->step)
+			SPI_freeplan(plans->step);
+		if (plans->covers)
+			pfree(plans->covers);
+		if (plans->gin_indexes)
+			pfree(plans->gin_indexes);
+	}
+	/* an invalidation that arrives while we build makes us build again */
+	plans->valid = true;
+	plans->near = plans->member = plans->step = NULL;
+	plans->covers = plans->gin_indexes = NULL;
+	plans->ncovers = plans->ngin_indexes = 0;
+
+	plans->target = TriggerTarget(trigger);
+	plans->mapping = get_relname_relid(trigger->tgargs[ARG_MAPPING_TABLE],
+									   get_namespace_oid(trigger->tgargs[ARG_MAPPING_SCHEMA], false));
+	if (!OidIsValid(plans->mapping))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("cluster table \"%s.%s\" of trigger \"%s\" does not exist",
+						trigger->tgargs[ARG_MAPPING_SCHEMA], trigger->tgargs[ARG_MAPPING_TABLE],
+						trigger->tgname)));
+
+	/*
+	 * Lookups go through exact indexes only: one that answers the threshold
+	 * with LSH recall would miss pairs and leave clusters wrong.
+	 */
+	members = find_all_inheritors(plans->target, AccessShareLock, NULL);
+	plans->gin_indexes = GinIndexesOn(trigger->tgname, trigger->tgargs[ARG_SKETCH_COLUMN],
+									  schema_name, members, !simhash, threshold,
+									  &plans->ngin_indexes);
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	plans->covers = palloc((list_length(members) + 1) * sizeof(Oid));
+	MemoryContextSwitchTo(old);
+	foreach(lc, members)
+		plans->covers[plans->ncovers++] = lfirst_oid(lc);
+	plans->covers[plans->ncovers++] = plans->mapping;
+
+	target_rel = table_open(plans->target, AccessShareLock);
+	table = psprintf("%s.%s", quote_identifier(get_namespace_name(RelationGetNamespace(target_rel))),
+					 quote_identifier(RelationGetRelationName(target_rel)));
+	table_close(target_rel, AccessShareLock);
+	mapping = psprintf("%s.%s", quote_identifier(trigger->tgargs[ARG_MAPPING_SCHEMA]),
+					   quote_identifier(trigger->tgargs[ARG_MAPPING_TABLE]));
+	if (simhash)
+		near = psprintf("t.%s OPERATOR(%s.%%) $1 AND %s.hamming_distance(t.%s, $1) OPERATOR(pg_catalog.<=) $2",
+						sketch, schema, schema, sketch);
+	else
+		near = psprintf("t.%s OPERATOR(%s.%%) ROW($1, $2)::%s.minhash_query", sketch, schema, schema);
+
+	owner = RelationOwner(plans->target);
+	plans->near = PrepareAs(owner,
+							psprintf("SELECT pg_catalog.array_agg(t.%s::pg_catalog.int8 ORDER BY t.%s::pg_catalog.int8) "
+									 "FROM %s t WHERE %s AND t.%s OPERATOR(pg_catalog.<>) $3",
+									 id, id, table, near, id),
+							3, near_types);
+	plans->member = PrepareAs(owner,
+							  psprintf("SELECT m.cluster_id FROM %s m WHERE m.id OPERATOR(pg_catalog.=) $1", mapping),
+							  1, member_types);
+	plans->step = PrepareAs(owner,
+							psprintf("SELECT %s.ndd_cluster_step($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", schema),
+							10, step_types);
+	return plans;
+}
+
+/* The first column of a lookup's first row, as text; NULL for none. */
+static char *
+LookUp(Oid owner, SPIPlanPtr plan, Datum *args, const char *distance, Snapshot snapshot)
+{
+	int			ret = RunAs(owner, plan, args, NULL, 1, distance, snapshot);
+
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "could not look up clusters: %s", SPI_result_code_string(ret));
+	if (SPI_processed == 0)
+		return NULL;
+	return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+}
+
+/*
+ * Does a lookup find something?  Under REPEATABLE READ and SERIALIZABLE,
+ * fail unless the transaction's snapshot gives the answer the latest one
+ * gives.
+ */
+static bool
+Finds(Relation rel, Oid owner, SPIPlanPtr plan, Datum *args, const char *distance)
+{
+	char	   *answer = LookUp(owner, plan, args, distance, InvalidSnapshot);
+
+	if (IsolationUsesXactSnapshot())
+	{
+		char	   *latest = LookUp(owner, plan, args, distance, GetLatestSnapshot());
+
+		if ((answer == NULL) != (latest == NULL) ||
+			(answer != NULL && strcmp(answer, latest) != 0))
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("could not serialize access due to a concurrent change of the near-duplicate clusters of relation \"%s\"",
+							RelationGetRelationName(rel)),
+					 errhint("Retry the transaction.")));
+	}
+	return answer != NULL;
 }
 
 PG_FUNCTION_INFO_V1(ndd_maintain_clusters_trigger);
@@ -114,8 +313,6 @@ ndd_maintain_clusters_trigger(PG_FUNCTION_ARGS)
 	Relation	rel;
 	TupleDesc	tupdesc;
 	Oid			nsp;
-	Oid			target;
-	Oid			mapping;
 	Oid			minhash_type,
 				simhash_type,
 				sketch_type;
@@ -125,6 +322,7 @@ ndd_maintain_clusters_trigger(PG_FUNCTION_ARGS)
 	double		threshold = 0;
 	int			max_distance = 0;
 	bool		truncated;
+	bool		ordered;
 	HeapTuple	oldtuple = NULL,
 				newtuple = NULL;
 	Datum		old_sketch = (Datum) 0,
@@ -136,15 +334,13 @@ ndd_maintain_clusters_trigger(PG_FUNCTION_ARGS)
 	bool		has_old_id = false,
 				has_new_id = false;
 	bool		sketch_changed;
+	bool		row_changed;
+	bool		needed;
+	ClusterPlans *plans;
+	Oid			owner;
 	Datum		args[10];
 	char		nulls[10];
-	Oid			argtypes[10] = {REGCLASSOID, REGCLASSOID, NAMEOID, NAMEOID, FLOAT8OID,
-		INT4OID, TEXTOID, INT8OID, INT8OID, BOOLOID};
 	char	   *distance = NULL;
-	const char *schema_name;
-	Oid		   *gin_indexes;
-	int			ngin_indexes;
-	GuardState	state;
 	int			ret;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_AFTER(td->tg_event) ||
@@ -167,17 +363,6 @@ ndd_maintain_clusters_trigger(PG_FUNCTION_ARGS)
 
 	/* everything we call lives in this function's schema */
 	nsp = get_func_namespace(trigger->tgfoid);
-	schema_name = get_namespace_name(nsp);
-	target = TriggerTarget(trigger);
-	mapping = get_relname_relid(trigger->tgargs[ARG_MAPPING_TABLE],
-								get_namespace_oid(trigger->tgargs[ARG_MAPPING_SCHEMA], false));
-	if (!OidIsValid(mapping))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("cluster table \"%s.%s\" of trigger \"%s\" does not exist",
-						trigger->tgargs[ARG_MAPPING_SCHEMA], trigger->tgargs[ARG_MAPPING_TABLE],
-						trigger->tgname)));
-
 	sketch_attnum = ColumnOf(rel, trigger->tgargs[ARG_SKETCH_COLUMN]);
 	id_attnum = ColumnOf(rel, trigger->tgargs[ARG_ID_COLUMN]);
 	minhash_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
@@ -217,6 +402,7 @@ ndd_maintain_clusters_trigger(PG_FUNCTION_ARGS)
 			NddCheckThreshold(threshold);
 		}
 	}
+	ordered = trigger->tgargs[ARG_REPRESENTATIVE_ORDER][0] != '\0';
 
 	truncated = TRIGGER_FIRED_BY_TRUNCATE(td->tg_event);
 	if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
@@ -240,71 +426,75 @@ ndd_maintain_clusters_trigger(PG_FUNCTION_ARGS)
 	}
 	sketch_changed = old_null != new_null ||
 		(!old_null && !datumIsEqual(old_sketch, new_sketch, simhash, simhash ? SIMHASH_SIZE : -1));
+	/* an insert or delete, or an update that can change pairs */
+	row_changed = sketch_changed || has_old_id != has_new_id || old_id != new_id;
 
 	/*
 	 * An update that keeps the id and the sketch changes no pair; only the
 	 * representative can change, when an order chooses it.
 	 */
-	if (oldtuple && newtuple && !sketch_changed && has_old_id == has_new_id &&
-		old_id == new_id && trigger->tgargs[ARG_REPRESENTATIVE_ORDER][0] == '\0')
+	if (!truncated && !row_changed && !ordered)
 		return PointerGetDatum(NULL);
+	if (!truncated && !has_old_id && !has_new_id)
+		return PointerGetDatum(NULL);	/* a row without an id is in no cluster */
 
 	SPI_connect();
+	plans = ClusterPlansFor(trigger, rel, nsp, sketch_type, simhash, threshold);
+	owner = RelationOwner(plans->target);
 
 	/* 1. the tokens every near-duplicate of the old and the new row claims */
-	if (rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP && !truncated &&
-		(sketch_changed || old_id != new_id || has_old_id != has_new_id))
+	if (rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP && !truncated && row_changed)
 	{
 		if (!old_null)
-			ClaimSketchTokens(nsp, target, old_sketch, simhash, threshold, max_distance);
+			LockSketchTokens(plans->target, old_sketch, simhash, threshold, max_distance);
 		if (!new_null)
-			ClaimSketchTokens(nsp, target, new_sketch, simhash, threshold, max_distance);
+			LockSketchTokens(plans->target, new_sketch, simhash, threshold, max_distance);
 	}
+	for (int i = 0; i < plans->ngin_indexes; i++)
+		BoundPendingList(plans->gin_indexes[i]);
 
 	/*
-	 * 2. the step, through exact indexes only (one that answers the threshold
-	 * with LSH recall would miss pairs and leave clusters wrong)
+	 * 2. is there anything to do: the old row was in a cluster, or the new
+	 * row has a near-duplicate
 	 */
-	gin_indexes = GinIndexesOn(trigger->tgname, trigger->tgargs[ARG_SKETCH_COLUMN], schema_name,
-							   find_all_inheritors(target, AccessShareLock, NULL),
-							   !simhash, threshold, &ngin_indexes);
-	for (int i = 0; i < ngin_indexes; i++)
-		BoundPendingList(gin_indexes[i]);
-	pfree(gin_indexes);
-
-	memset(nulls, ' ', sizeof(nulls));
-	args[0] = ObjectIdGetDatum(target);
-	args[1] = ObjectIdGetDatum(mapping);
-	args[2] = DirectFunctionCall1(namein, CStringGetDatum(trigger->tgargs[ARG_SKETCH_COLUMN]));
-	args[3] = DirectFunctionCall1(namein, CStringGetDatum(trigger->tgargs[ARG_ID_COLUMN]));
-	args[4] = Float8GetDatum(threshold);
-	nulls[4] = simhash ? 'n' : ' ';
-	args[5] = Int32GetDatum(max_distance);
-	nulls[5] = simhash ? ' ' : 'n';
-	args[6] = CStringGetTextDatum(trigger->tgargs[ARG_REPRESENTATIVE_ORDER]);
-	nulls[6] = trigger->tgargs[ARG_REPRESENTATIVE_ORDER][0] == '\0' ? 'n' : ' ';
-	args[7] = Int64GetDatum(old_id);
-	nulls[7] = has_old_id ? ' ' : 'n';
-	args[8] = Int64GetDatum(new_id);
-	nulls[8] = has_new_id ? ' ' : 'n';
-	args[9] = BoolGetDatum(sketch_changed);
-	if (truncated)
-		nulls[7] = nulls[8] = 'n';
-	else if (!has_old_id && !has_new_id)
+	needed = truncated;
+	if (!needed && has_old_id)
 	{
-		/* a row without an id is in no cluster */
-		SPI_finish();
-		return PointerGetDatum(NULL);
+		args[0] = Int64GetDatum(old_id);
+		needed = Finds(rel, owner, plans->member, args, NULL);
+	}
+	if (!needed && has_new_id && !new_null && row_changed)
+	{
+		args[0] = new_sketch;
+		args[1] = simhash ? Int32GetDatum(max_distance) : Float8GetDatum(threshold);
+		args[2] = Int64GetDatum(new_id);
+		needed = Finds(rel, owner, plans->near, args, distance);
 	}
 
-	GuardEnter(&state, RelationOwner(target), distance);
-	ret = SPI_execute_with_args(psprintf("SELECT %s.ndd_cluster_step($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-										 quote_identifier(schema_name)),
-								10, argtypes, args, nulls, false, 0);
-	GuardLeave(&state);
-	if (ret != SPI_OK_SELECT)
-		elog(ERROR, "could not update the clusters of \"%s\": %s",
-			 RelationGetRelationName(rel), SPI_result_code_string(ret));
+	/* 3. the step */
+	if (needed)
+	{
+		memset(nulls, ' ', sizeof(nulls));
+		args[0] = ObjectIdGetDatum(plans->target);
+		args[1] = ObjectIdGetDatum(plans->mapping);
+		args[2] = DirectFunctionCall1(namein, CStringGetDatum(trigger->tgargs[ARG_SKETCH_COLUMN]));
+		args[3] = DirectFunctionCall1(namein, CStringGetDatum(trigger->tgargs[ARG_ID_COLUMN]));
+		args[4] = Float8GetDatum(threshold);
+		nulls[4] = simhash ? 'n' : ' ';
+		args[5] = Int32GetDatum(max_distance);
+		nulls[5] = simhash ? ' ' : 'n';
+		args[6] = CStringGetTextDatum(trigger->tgargs[ARG_REPRESENTATIVE_ORDER]);
+		nulls[6] = ordered ? ' ' : 'n';
+		args[7] = Int64GetDatum(old_id);
+		nulls[7] = has_old_id && !truncated ? ' ' : 'n';
+		args[8] = Int64GetDatum(new_id);
+		nulls[8] = has_new_id && !truncated ? ' ' : 'n';
+		args[9] = BoolGetDatum(sketch_changed);
+		ret = RunAs(owner, plans->step, args, nulls, 0, distance, InvalidSnapshot);
+		if (ret != SPI_OK_SELECT)
+			elog(ERROR, "could not update the clusters of \"%s\": %s",
+				 RelationGetRelationName(rel), SPI_result_code_string(ret));
+	}
 	SPI_finish();
 	return PointerGetDatum(NULL);
 }

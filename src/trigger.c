@@ -555,7 +555,7 @@ RelationOwner(Oid relid)
 }
 
 /* Prepare a statement as role, in the state it will run in; keep it. */
-static SPIPlanPtr
+SPIPlanPtr
 PrepareAs(Oid role, const char *sql, int nargs, Oid *argtypes)
 {
 	GuardState	state;
@@ -571,7 +571,7 @@ PrepareAs(Oid role, const char *sql, int nargs, Oid *argtypes)
 }
 
 /* Run a prepared statement as role, with snapshot if valid. */
-static int
+int
 RunAs(Oid role, SPIPlanPtr plan, Datum *args, const char *nulls, long count,
 	  const char *hamming_threshold, Snapshot snapshot)
 {

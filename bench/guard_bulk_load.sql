@@ -60,6 +60,7 @@ CREATE TABLE bench_run (
 	fastupdate boolean,
 	guarded boolean,
 	seconds float8,				-- the INSERT ... SELECT, commit included
+	cleanup_seconds float8,		-- then gin_clean_pending_list(): work left for later
 	loaded bigint,				-- rows in docs afterwards
 	index_bytes bigint,			-- the GIN index afterwards
 	token_rows bigint,			-- ndd_near_duplicate_locks afterwards
@@ -110,17 +111,22 @@ SELECT max(rep) AS reps FROM bench_run \gset
 \echo '  guarded: BEFORE INSERT OR UPDATE trigger ndd_reject_near_duplicates(''mh'', ''0.8''); unguarded: the same table and index without it'
 \echo '  each figure: median over' :reps 'repetitions, each a fresh table; guarded and unguarded take turns within a repetition'
 \echo '  ratio: guarded / unguarded seconds in the same repetition.  Target: <= 2 at 100,000 rows, default options, linear in rows'
+\echo '  with pending: each load followed by gin_clean_pending_list(), the index work fastupdate leaves for later'
 \echo
 SELECT rows, CASE WHEN fastupdate THEN 'on (default)' ELSE 'off' END AS fastupdate,
 	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY u)::numeric, 2) AS unguarded_s,
 	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY g)::numeric, 2) AS guarded_s,
 	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY g / u)::numeric, 2) AS ratio,
 	   format('%s-%s', round(min(g / u)::numeric, 2), round(max(g / u)::numeric, 2)) AS ratio_range,
+	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY uc)::numeric, 2) AS unguarded_then_pending_s,
+	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY (g + gc) / uc)::numeric, 2) AS ratio_with_pending,
 	   round((percentile_cont(0.5) WITHIN GROUP (ORDER BY u) * 1e6 / rows)::numeric) AS us_per_row_unguarded,
 	   round((percentile_cont(0.5) WITHIN GROUP (ORDER BY g) * 1e6 / rows)::numeric) AS us_per_row_guarded
 FROM (SELECT rows, rep, fastupdate,
 			 max(seconds) FILTER (WHERE NOT guarded) AS u,
-			 max(seconds) FILTER (WHERE guarded) AS g
+			 max(seconds) FILTER (WHERE guarded) AS g,
+			 max(seconds + cleanup_seconds) FILTER (WHERE NOT guarded) AS uc,
+			 max(cleanup_seconds) FILTER (WHERE guarded) AS gc
 	  FROM bench_run GROUP BY rows, rep, fastupdate) AS r
 GROUP BY rows, fastupdate ORDER BY rows, fastupdate DESC;
 

@@ -783,6 +783,167 @@ COMMENT ON OPERATOR CLASS simhash_knn_ops USING gist IS
 'ORDER BY simhash <-> simhash only: kNN beside a GIN index that serves %';
 
 --------------------------------------------------------------------------
+-- I-Match, SpotSigs and ndd_explain
+--------------------------------------------------------------------------
+
+-- I-Match (src/imatch.c): a lexicon of document frequencies aggregated over
+-- a collection, within work_mem; a signature per document, the hash of its
+-- distinct words whose idf ln(N / df) lies in a band, and signatures from
+-- randomized sub-lexicons that still match after a few words changed.
+CREATE FUNCTION imatch_lexicon_transfn(internal, text)
+RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION imatch_lexicon_combinefn(internal, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION imatch_lexicon_serialfn(internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
+CREATE FUNCTION imatch_lexicon_deserialfn(bytea, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
+CREATE FUNCTION imatch_lexicon_finalfn(internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+
+COMMENT ON FUNCTION imatch_lexicon_transfn(internal, text) IS 'internal: imatch_lexicon transition';
+COMMENT ON FUNCTION imatch_lexicon_combinefn(internal, internal) IS 'internal: imatch_lexicon combine (parallel)';
+COMMENT ON FUNCTION imatch_lexicon_serialfn(internal) IS 'internal: imatch_lexicon state to bytea (parallel)';
+COMMENT ON FUNCTION imatch_lexicon_deserialfn(bytea, internal) IS 'internal: imatch_lexicon state from bytea (parallel)';
+COMMENT ON FUNCTION imatch_lexicon_finalfn(internal) IS 'internal: imatch_lexicon result';
+
+CREATE AGGREGATE imatch_lexicon(doc text) (
+    SFUNC = imatch_lexicon_transfn,
+    STYPE = internal,
+    FINALFUNC = imatch_lexicon_finalfn,
+    COMBINEFUNC = imatch_lexicon_combinefn,
+    SERIALFUNC = imatch_lexicon_serialfn,
+    DESERIALFUNC = imatch_lexicon_deserialfn,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE imatch_lexicon(text) IS
+'I-Match lexicon of a collection: the number of documents and each word''s document frequency, as a bytea for imatch_signature(s); NULL documents are skipped';
+
+CREATE FUNCTION imatch_signature(doc text, lexicon bytea,
+                                 min_idf float8 DEFAULT 1,
+                                 max_idf float8 DEFAULT 'Infinity')
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'imatch_signature'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 100;
+
+COMMENT ON FUNCTION imatch_signature(text, bytea, float8, float8) IS
+'I-Match signature: hash of the distinct words of a document whose idf ln(N/df) lies in [min_idf, max_idf]; NULL when none does';
+
+CREATE FUNCTION imatch_signatures(doc text, lexicon bytea,
+                                  copies int DEFAULT 10,
+                                  keep float8 DEFAULT 0.67,
+                                  min_idf float8 DEFAULT 1,
+                                  max_idf float8 DEFAULT 'Infinity')
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'imatch_signatures'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 100;
+
+COMMENT ON FUNCTION imatch_signatures(text, bytea, int, float8, float8, float8) IS
+'I-Match signature followed by those of randomized sub-lexicons (each keeps a word with probability keep): near-duplicates share one; NULL when no word lies in the idf band';
+
+CREATE FUNCTION imatch_idf(lexicon bytea, word text)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'imatch_idf'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION imatch_idf(bytea, text) IS
+'idf ln(N/df) of a word in an I-Match lexicon, as the signatures see it (a word the lexicon lacks counts as seen once)';
+
+CREATE FUNCTION imatch_lexicon_info(lexicon bytea, OUT documents bigint, OUT words bigint)
+RETURNS record
+AS 'MODULE_PATHNAME', 'imatch_lexicon_info'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION imatch_lexicon_info(bytea) IS
+'size of an I-Match lexicon: its documents and distinct words';
+
+-- SpotSigs (src/spotsigs.c): an antecedent stopword and the next `chain`
+-- words that are not stopwords; antecedents are stopwords too
+CREATE FUNCTION spotsigs(doc text,
+                         antecedents text[] DEFAULT ARRAY['a', 'an', 'the', 'is', 'are', 'was', 'were', 'be', 'been', 'there', 'that', 'this'],
+                         chain int DEFAULT 2,
+                         stopwords text[] DEFAULT ARRAY['and', 'or', 'but', 'not', 'no', 'of', 'to', 'in', 'on', 'at', 'by', 'for', 'with', 'from', 'into', 'about', 'as', 'than', 'then', 'so', 'if', 'it', 'its', 'i', 'you', 'he', 'she', 'we', 'they', 'me', 'him', 'her', 'us', 'them', 'my', 'your', 'his', 'our', 'their', 'has', 'have', 'had', 'do', 'does', 'did', 'can', 'could', 'will', 'would', 'shall', 'should', 'may', 'might', 'must', 'these', 'those', 'which', 'who', 'what', 'when', 'where', 'how'],
+                         distance int DEFAULT 1,
+                         strip_html boolean DEFAULT false)
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'spotsigs'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 100;
+
+COMMENT ON FUNCTION spotsigs(text, text[], int, text[], int, boolean) IS
+'SpotSigs: sorted distinct hashes of each antecedent followed by the next chain words that are not stopwords (every distance-th); their Jaccard is the SpotSigs similarity';
+
+CREATE FUNCTION spotsigs_similarity(a bigint[], b bigint[], threshold float8 DEFAULT 0)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'spotsigs_similarity'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION spotsigs_similarity(bigint[], bigint[], float8) IS
+'Jaccard of two spot signature sets, or NULL without comparing them when the length-ratio bound min/max is below threshold';
+
+-- ndd_explain: why two documents were (not) matched, from the functions above
+CREATE FUNCTION ndd_explain(a text, b text, shingle_size int DEFAULT 5,
+                            unit text DEFAULT 'word', sample int DEFAULT 5,
+                            strip_html boolean DEFAULT false,
+                            num_perm int DEFAULT 128, seed int DEFAULT 0,
+                            OUT jaccard float8, OUT minhash_similarity float8,
+                            OUT simhash_distance int,
+                            OUT shingles_a int, OUT shingles_b int,
+                            OUT shared int, OUT total int,
+                            OUT shared_sample text[], OUT only_a_sample text[],
+                            OUT only_b_sample text[])
+RETURNS record
+LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+-- only ndd's and PostgreSQL's objects, whatever the caller's search_path
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ndd name;
+BEGIN
+    IF sample OPERATOR(pg_catalog.<) 0 THEN
+        RAISE EXCEPTION 'sample % is out of range', sample USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'sample must be at least 0.';
+    END IF;
+    SELECT n.nspname INTO ndd
+    FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace
+    WHERE e.extname OPERATOR(pg_catalog.=) 'ndd';
+    EXECUTE pg_catalog.format($q$
+        SELECT %1$I.jaccard($1, $2, $3, $4, $5),
+               %1$I.similarity(%1$I.minhash_sketch($1, $6, $3, $4, $5, $7),
+                               %1$I.minhash_sketch($2, $6, $3, $4, $5, $7)),
+               %1$I.hamming_distance(%1$I.simhash($1, $3, $4, $5, $7),
+                                     %1$I.simhash($2, $3, $4, $5, $7)),
+               pg_catalog.cardinality(s.sa), pg_catalog.cardinality(s.sb),
+               (SELECT pg_catalog.count(*)::pg_catalog.int4
+                FROM (SELECT pg_catalog.unnest(s.sa) INTERSECT SELECT pg_catalog.unnest(s.sb)) i),
+               (SELECT pg_catalog.count(*)::pg_catalog.int4
+                FROM (SELECT pg_catalog.unnest(s.sa) UNION SELECT pg_catalog.unnest(s.sb)) u),
+               (SELECT COALESCE(pg_catalog.array_agg(i.v ORDER BY i.v COLLATE pg_catalog."C"), '{}'::pg_catalog.text[])
+                FROM (SELECT i.v FROM (SELECT pg_catalog.unnest(s.sa) AS v INTERSECT SELECT pg_catalog.unnest(s.sb)) i
+                      ORDER BY i.v COLLATE pg_catalog."C" LIMIT $8) i),
+               (SELECT COALESCE(pg_catalog.array_agg(i.v ORDER BY i.v COLLATE pg_catalog."C"), '{}'::pg_catalog.text[])
+                FROM (SELECT i.v FROM (SELECT pg_catalog.unnest(s.sa) AS v EXCEPT SELECT pg_catalog.unnest(s.sb)) i
+                      ORDER BY i.v COLLATE pg_catalog."C" LIMIT $8) i),
+               (SELECT COALESCE(pg_catalog.array_agg(i.v ORDER BY i.v COLLATE pg_catalog."C"), '{}'::pg_catalog.text[])
+                FROM (SELECT i.v FROM (SELECT pg_catalog.unnest(s.sb) AS v EXCEPT SELECT pg_catalog.unnest(s.sa)) i
+                      ORDER BY i.v COLLATE pg_catalog."C" LIMIT $8) i)
+        FROM (SELECT %1$I.show_shingles($1, $3, $4, $5) AS sa,
+                     %1$I.show_shingles($2, $3, $4, $5) AS sb) s$q$, ndd)
+    INTO jaccard, minhash_similarity, simhash_distance, shingles_a, shingles_b, shared, total,
+         shared_sample, only_a_sample, only_b_sample
+    USING a, b, shingle_size, unit, strip_html, num_perm, seed, sample;
+END
+$$;
+
+COMMENT ON FUNCTION ndd_explain(text, text, int, text, int, boolean, int, int) IS
+'why two documents are (not) near-duplicates: exact Jaccard, minhash estimate, simhash distance, shingle counts and samples of shared and differing shingles';
+
+--------------------------------------------------------------------------
 -- All-pairs discovery and clusters
 --------------------------------------------------------------------------
 

@@ -103,6 +103,10 @@ my $uses = q{
 	SELECT simhash(ARRAY['a', 'b']), simhash(ARRAY[1, 2]::bigint[]), simhash(ARRAY['a', 'b'], ARRAY[1.0, 2.0]::float8[]);
 	SELECT simhash(doc(1, 1))::bigint, simhash(doc(1, 1))::bit(64)::simhash;
 	SELECT minhash_sketch(ARRAY['a', 'b'])::text, minhash_sketch(ARRAY[1, 2]::bigint[])::text;
+	-- I-Match, SpotSigs, ndd_explain
+	SELECT imatch_signature(doc(1, 1), (SELECT imatch_lexicon(d.body) FROM docs d), 0.5) = imatch_signature(doc(1, 2), (SELECT imatch_lexicon(d.body) FROM docs d), 0.5);
+	SELECT spotsigs_similarity(spotsigs('there is a rose in the garden'), spotsigs('there was a rose in the garden'), 0.1);
+	SELECT e.jaccard, e.shingles_a, e.shared, e.total, e.shared_sample, e.only_a_sample, e.only_b_sample FROM ndd_explain(doc(1, 1), doc(1, 2), sample => 2) e;
 };
 
 my $before_su = $node->safe_psql('postgres', $uses);
@@ -162,6 +166,9 @@ my %functions = (
 	'length(text)' => 'int4',
 	'first_value(bigint)' => undef,
 	'row_number()' => undef,
+	'show_shingles(text, int4, text, boolean)' => 'text[]',
+	'minhash_sketch(text, int4, int4, text, boolean, int4)' => 'minhash',
+	'simhash(text, int4, text, boolean, int4)' => 'simhash',
 	'similarity(minhash, minhash)' => 'float8',
 	'similarity(text, text)' => 'float8',
 	'jaccard(text, text, int4, text)' => 'float8',

@@ -942,6 +942,90 @@ $$;
 
 COMMENT ON FUNCTION ndd_explain(text, text, int, text, int, boolean, int, int) IS
 'why two documents are (not) near-duplicates: exact Jaccard, minhash estimate, simhash distance, shingle counts and samples of shared and differing shingles';
+-- supershingles and b-bit minhash
+--------------------------------------------------------------------------
+
+-- Broder's super-shingles (src/supershingle.c): group g of a sketch of K
+-- positions is positions g*r .. g*r + r - 1, r = floor(K / groups), hashed
+-- into one bigint; near-duplicates share at least 2.  GIN's array_ops finds
+-- rows sharing one (&&).
+
+CREATE FUNCTION minhash_supershingles(sketch minhash, groups int DEFAULT 6)
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'minhash_supershingles'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION minhash_supershingles(minhash, int) IS
+'Broder''s super-shingles: one bigint per group of floor(num_perm / groups) consecutive positions, group 0 first (none for an empty document)';
+
+CREATE FUNCTION supershingles_shared(a bigint[], b bigint[])
+RETURNS int
+AS 'MODULE_PATHNAME', 'supershingles_shared'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION supershingles_shared(bigint[], bigint[]) IS
+'number of distinct super-shingles two arrays share; near-duplicates share at least 2';
+
+CREATE FUNCTION supershingle_probability(similarity float8, groups int, per_group int,
+                                         at_least int DEFAULT 2)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'supershingle_probability'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION supershingle_probability(float8, int, int, int) IS
+'probability that a pair of this similarity shares at least at_least of groups super-shingles: sum over j >= at_least of C(groups, j) p^j (1 - p)^(groups - j), p = s^per_group';
+
+-- b-bit minwise hashing (Li and Koenig; src/minhash_bbit.c): the lowest b
+-- bits of each position, for storage and verification; no index.
+
+CREATE TYPE minhash_bbit;
+
+CREATE FUNCTION minhash_bbit_in(cstring) RETURNS minhash_bbit
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION minhash_bbit_out(minhash_bbit) RETURNS cstring
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION minhash_bbit_recv(internal) RETURNS minhash_bbit
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION minhash_bbit_send(minhash_bbit) RETURNS bytea
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION minhash_bbit_in(cstring) IS 'internal: minhash_bbit text input';
+COMMENT ON FUNCTION minhash_bbit_out(minhash_bbit) IS 'internal: minhash_bbit text output';
+COMMENT ON FUNCTION minhash_bbit_recv(internal) IS 'internal: minhash_bbit binary input';
+COMMENT ON FUNCTION minhash_bbit_send(minhash_bbit) IS 'internal: minhash_bbit binary output';
+
+-- Random bits again: compression cannot shrink them.
+CREATE TYPE minhash_bbit (
+    INPUT = minhash_bbit_in,
+    OUTPUT = minhash_bbit_out,
+    RECEIVE = minhash_bbit_recv,
+    SEND = minhash_bbit_send,
+    INTERNALLENGTH = VARIABLE,
+    ALIGNMENT = int4,
+    STORAGE = external
+);
+
+COMMENT ON TYPE minhash_bbit IS
+'b-bit minwise hashing sketch (Li and Koenig): the lowest b bits of each minhash position, 64 bytes of payload at b = 4 and K = 128';
+
+CREATE FUNCTION minhash_bbit(sketch minhash, b int DEFAULT 4)
+RETURNS minhash_bbit
+AS 'MODULE_PATHNAME', 'minhash_bbit'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION minhash_bbit(minhash, int) IS
+'b-bit minhash of a sketch: the lowest b bits (1, 2, 4 or 8) of each position';
+
+CREATE FUNCTION similarity(minhash_bbit, minhash_bbit)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'minhash_bbit_similarity'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 5;
+
+COMMENT ON FUNCTION similarity(minhash_bbit, minhash_bbit) IS
+'estimated Jaccard resemblance of two b-bit sketches, corrected for chance collisions: (P - 2^-b) / (1 - 2^-b) clipped to [0, 1]';
 
 --------------------------------------------------------------------------
 -- All-pairs discovery and clusters

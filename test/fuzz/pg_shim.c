@@ -615,6 +615,12 @@ pq_endtypsend(StringInfo buf)
 	return result;
 }
 
+void
+pq_sendbytes(StringInfo buf, const char *data, int datalen)
+{
+	appendBinaryStringInfo(buf, data, datalen);
+}
+
 int
 pq_getmsgbyte(StringInfo msg)
 {

@@ -217,9 +217,10 @@ MinHashBuilderAdd(MinHashBuilder *b, uint64 hash)
 {
 	uint32		bin = NddHashRange((uint32) (hash >> 32), (uint32) b->num_perm);
 	uint32		value = (uint32) hash;
+	uint32		min = b->mins[bin];
 
-	if (value < b->mins[bin])
-		b->mins[bin] = value;
+	/* a store either way, so no branch to mispredict on early shingles */
+	b->mins[bin] = value < min ? value : min;
 }
 
 /* Add a batch of element hashes (a ShingleHashSink). */

@@ -64,6 +64,59 @@ SELECT round(jaccard('今天天气很好，我们一起去公园散步，然后�
 SELECT round(jaccard('東京の天気は晴れです。明日は雨が降るでしょう。',
                      '東京の天気は晴れです。明日は雪が降るでしょう。')::numeric, 3) AS ja_near;
 
+-- Two ways through a document: the shingle loop reads ASCII words 64 bytes
+-- at a time and leaves everything else to the tokenizer.  Each document below
+-- is compared with itself with every ASCII separator turned into a no-break
+-- space (a separator too), which leaves no ASCII word to the fast path: the
+-- tokens, so every sketch, must not change.  The documents mix ASCII words
+-- of 1 to 70 bytes in both cases with other scripts, compatibility
+-- characters and combining marks, and runs of separators as long as a block.
+CREATE TEMP TABLE path_words (kind text, n int, w text);
+INSERT INTO path_words
+SELECT 'ascii', n - 1, w FROM unnest(ARRAY[
+    'a', 'I', 'to', 'The', 'WORD', 'words', 'Quick', 'brown99', 'x1y2z3', '2024',
+    'abcdefgh', 'ABCDEFGHI', 'fifteenLetters1', 'sixteenLetters12',
+    'seventeenLetters1', repeat('Ab', 31), repeat('c', 63), repeat('D', 64),
+    repeat('e', 65), repeat('F9', 35)]) WITH ORDINALITY AS x(w, n)
+UNION ALL
+SELECT 'other', n - 1, w FROM unnest(ARRAY[
+    'café', 'CAFÉ', E'cafe\u0301', 'Straße', 'ΣΊΣΥΦΟΣ', 'naïve', 'ｆｕｌｌ', 'ﬁsh',
+    '北京', 'テキスト', 'x²', 'aéb', E'\u0301x', 'über' || repeat('X', 70)]) WITH ORDINALITY AS x(w, n)
+UNION ALL
+SELECT 'sep', n - 1, w FROM unnest(ARRAY[
+    ' ', ' ', ' ', ', ', '. ', E'\n', E'\t', ' -- ', '!!', '(', ') ',
+    repeat(' ', 63), repeat('.', 64), repeat(' ', 70)]) WITH ORDINALITY AS x(w, n)
+UNION ALL
+SELECT 'other sep', n - 1, w FROM unnest(ARRAY[
+    E'\u00a0', '’', ' — ', ' © ', '、']) WITH ORDINALITY AS x(w, n);
+CREATE TEMP TABLE path_docs AS
+SELECT i, string_agg(w.w || s.w, '' ORDER BY j) AS doc
+FROM generate_series(1, 150) AS i,
+     generate_series(1, 1 + i * 7 % 400) AS j,
+     LATERAL (SELECT decode(md5(i || '.' || j), 'hex') AS h) AS r,
+     LATERAL (SELECT w FROM path_words
+              WHERE kind = CASE WHEN get_byte(h, 2) % 6 = 0 THEN 'other' ELSE 'ascii' END
+                AND n = get_byte(h, 0) % CASE WHEN get_byte(h, 2) % 6 = 0 THEN 14 ELSE 20 END) AS w,
+     LATERAL (SELECT w FROM path_words
+              WHERE kind = CASE WHEN get_byte(h, 3) % 10 = 0 THEN 'other sep' ELSE 'sep' END
+                AND n = get_byte(h, 1) % CASE WHEN get_byte(h, 3) % 10 = 0 THEN 5 ELSE 14 END) AS s
+GROUP BY i;
+CREATE FUNCTION pg_temp.no_ascii_separators(doc text) RETURNS text
+LANGUAGE sql AS $$ SELECT regexp_replace(doc, '[\x01-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]', E'\u00a0', 'g') $$;
+SELECT count(*) AS docs, sum(octet_length(doc)) > 250000 AS long_enough,
+       count(*) FILTER (WHERE doc ~ '[a-z0-9]{60}') > 25 AS long_words,
+       count(*) FILTER (WHERE minhash_sketch(doc)::text = minhash_sketch(g)::text) AS word,
+       count(*) FILTER (WHERE minhash_sketch(doc, 64, 1, seed => 9)::text = minhash_sketch(g, 64, 1, seed => 9)::text) AS word_1,
+       count(*) FILTER (WHERE minhash_sketch(doc, unit => 'char')::text = minhash_sketch(g, unit => 'char')::text) AS char,
+       count(*) FILTER (WHERE minhash_sketch(doc, 64, 2, 'char', seed => 3)::text = minhash_sketch(g, 64, 2, 'char', seed => 3)::text) AS char_2,
+       count(*) FILTER (WHERE simhash(doc) = simhash(g)) AS simhash,
+       count(*) FILTER (WHERE simhash(doc, unit => 'char') = simhash(g, unit => 'char')) AS simhash_char,
+       count(*) FILTER (WHERE jaccard(doc, g) = 1 AND jaccard(doc, g, 3, 'char') = 1) AS jaccard
+FROM (SELECT doc, pg_temp.no_ascii_separators(doc) AS g FROM path_docs) AS d;
+-- and the shingles the tokenizer shows are those the fast path hashes
+SELECT count(*) FILTER (WHERE jaccard(doc, array_to_string(show_shingles(doc, 1), ' '), 1) = 1) AS shown
+FROM path_docs;
+
 -- bad arguments
 SELECT show_shingles('a', 0);
 \echo :SQLSTATE

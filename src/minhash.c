@@ -227,8 +227,11 @@ MinHashBuilderAdd(MinHashBuilder *b, uint64 hash)
 static void
 MinHashBuilderAddBatch(void *arg, const uint64 *hashes, int n)
 {
+	/* a copy in locals: the stores to the bins cannot change it */
+	MinHashBuilder b = *(MinHashBuilder *) arg;
+
 	for (int i = 0; i < n; i++)
-		MinHashBuilderAdd((MinHashBuilder *) arg, hashes[i]);
+		MinHashBuilderAdd(&b, hashes[i]);
 }
 
 /* minhash_sketch(doc text, num_perm, shingle_size, unit, strip_html, seed) */

@@ -792,41 +792,71 @@ AsciiBlock(const unsigned char *p, unsigned char *folded,
 }
 
 /*
- * The last `size` token hashes of a document and the shingle hashes waiting
- * for the sink.  Token hashes are written twice, at i % k and i % k + k, so
- * the last k of them are always contiguous: ring[pos .. pos + k).
+ * Token hashes waiting to be hashed into shingles, a few hundred at a time,
+ * in a loop of their own: tokens[] starts with the last k - 1 token hashes of
+ * the previous round, so that every window of k is contiguous.
  */
 typedef struct ShingleWindow
 {
-	uint64		ring[2 * NDD_SHINGLE_SIZE_MAX];
-	int			pos;
-	int			k;
+	uint64		tokens[NDD_SHINGLE_SIZE_MAX - 1 + SHINGLE_BATCH];
+	int			ntok;			/* in tokens[] */
+	int64		done;			/* tokens before tokens[]; with ntok, all */
 	uint64		seed;
-	int64		ntokens;
 	uint64		batch[SHINGLE_BATCH];
-	int			nbatch;
 	ShingleHashSink sink;
 	void	   *arg;
 } ShingleWindow;
 
-/* Add the next token's hash; a full window gives a shingle hash. */
+/*
+ * Hash each window of k tokens that ends past tokens[k - 2] into a shingle
+ * hash, hand them to the sink, and keep the last k - 1 tokens.
+ */
 static pg_attribute_always_inline void
-ShingleWindowPush(ShingleWindow *win, uint64 h)
+ShingleWindowFlushK(ShingleWindow *win, int k)
 {
-	int			k = win->k;
+	int			n = win->ntok - (k - 1);
 
-	win->ring[win->pos] = win->ring[win->pos + k] = h;
-	if (++win->pos == k)
-		win->pos = 0;
-	if (++win->ntokens < k)
+	if (n <= 0)
 		return;
-	win->batch[win->nbatch++] = NddHashShort(win->ring + win->pos,
-											 k * sizeof(uint64), win->seed);
-	if (win->nbatch == SHINGLE_BATCH)
-	{
-		win->sink(win->arg, win->batch, win->nbatch);
-		win->nbatch = 0;
-	}
+	for (int i = 0; i < n; i++)
+		win->batch[i] = NddHashShort(win->tokens + i, k * sizeof(uint64), win->seed);
+	win->sink(win->arg, win->batch, n);
+	memmove(win->tokens, win->tokens + n, (k - 1) * sizeof(uint64));
+	win->ntok = k - 1;
+	win->done += n;
+}
+
+/* ShingleWindowFlushK for the default size, a constant. */
+static pg_noinline void
+ShingleWindowFlushDefault(ShingleWindow *win)
+{
+	ShingleWindowFlushK(win, NDD_SHINGLE_SIZE_DEFAULT);
+}
+
+/* ShingleWindowFlushK for any size. */
+static pg_noinline void
+ShingleWindowFlushAny(ShingleWindow *win, int k)
+{
+	ShingleWindowFlushK(win, k);
+}
+
+/* Flush the window: k is a constant where it is the default. */
+static pg_attribute_always_inline void
+ShingleWindowFlush(ShingleWindow *win, int k)
+{
+	if (k == NDD_SHINGLE_SIZE_DEFAULT)
+		ShingleWindowFlushDefault(win);
+	else
+		ShingleWindowFlushAny(win, k);
+}
+
+/* Add the next token's hash. */
+static pg_attribute_always_inline void
+ShingleWindowPush(ShingleWindow *win, uint64 h, int k)
+{
+	win->tokens[win->ntok++] = h;
+	if (unlikely(win->ntok == k - 1 + SHINGLE_BATCH))
+		ShingleWindowFlush(win, k);
 }
 
 /*
@@ -854,6 +884,122 @@ CharHashesInit(uint64 seed)
 }
 
 /*
+ * Feed every token of the document to the window: ShingleHashes' loop, for
+ * one unit (a constant, so that each unit gets a loop of its own).
+ */
+static pg_attribute_always_inline void
+ShingleTokens(Tokenizer *tz, ShingleWindow *win, ShingleUnit unit, int k)
+{
+	bool		gap;
+	unsigned char block[ASCII_BLOCK];
+
+	for (;;)
+	{
+		/*
+		 * The fast path: whole words of ASCII letters and digits, ended by an
+		 * ASCII separator within a block of ASCII_BLOCK bytes, before the
+		 * block's first byte that is not ASCII.  p is always where a word
+		 * may start (TokenizerNextWord leaves it so too), and the tokens,
+		 * gaps and state left behind are those of TokenizerNextWord.
+		 */
+		const unsigned char *p = tz->p;
+
+		while (tz->queue_pos >= tz->queue_len && tz->end - p >= ASCII_BLOCK)
+		{
+			uint64		alnum,
+						nonascii,
+						starts,
+						ends;
+			int			e = 0;
+
+			if (unlikely(p >= tz->next_check))
+			{
+				CHECK_FOR_INTERRUPTS();
+				tz->next_check = p + SHINGLE_INTERRUPT_BYTES;
+			}
+			AsciiBlock(p, block, &alnum, &nonascii);
+			starts = alnum & ~(alnum << 1);
+			/* the separator after each word, before the first non-ASCII */
+			ends = ~alnum & (alnum << 1) & (nonascii ? (nonascii & -nonascii) - 1 : ~UINT64CONST(0));
+			if (ends == 0)
+			{
+				if (nonascii != 0)
+					break;		/* TokenizerNextWord reads on from p */
+				if (alnum == 0)
+				{
+					p += ASCII_BLOCK;	/* only separators */
+					tz->gap = true;
+					continue;
+				}
+				if (starts & 1)
+					break;		/* a word of ASCII_BLOCK bytes or more */
+				/* a word that goes on past the block: start a block there */
+				p += pg_rightmost_one_pos64(starts);
+				tz->gap = true;
+				continue;
+			}
+			do
+			{
+				int			s = pg_rightmost_one_pos64(starts);
+
+				e = pg_rightmost_one_pos64(ends);
+				if (unit == SHINGLE_UNIT_WORD)
+					ShingleWindowPush(win, NddHashShort(block + s, e - s, win->seed), k);
+				else
+				{
+					/* separators before the word make a space, after the first */
+					if ((tz->gap || s > 0) && tz->any_word)
+						ShingleWindowPush(win, char_hashes[' '], k);
+					for (int i = s; i < e; i++)
+						ShingleWindowPush(win, char_hashes[block[i]], k);
+					tz->any_word = true;
+					tz->gap = true;
+				}
+				starts &= starts - 1;
+				ends &= ends - 1;
+			} while (ends != 0);
+			tz->any_word = true;
+			tz->gap = true;
+			p += e + 1;
+			if (nonascii != 0)
+				break;
+		}
+		tz->p = p;
+
+		/* one word the general way */
+		if (!TokenizerNextWord(tz, &gap))
+			break;
+		if (unit == SHINGLE_UNIT_WORD)
+			ShingleWindowPush(win, NddHashShort(tz->word, tz->word_len, win->seed), k);
+		else
+		{
+			const unsigned char *w = (const unsigned char *) tz->word;
+			int			i = 0;
+
+			if (gap)
+				ShingleWindowPush(win, char_hashes[' '], k);
+			while (i < tz->word_len)
+			{
+				int			n;
+
+				if (w[i] < 0x80)
+				{
+					ShingleWindowPush(win, char_hashes[w[i]], k);
+					i++;
+					continue;
+				}
+				n = pg_utf_mblen(w + i);
+				if (i + n > tz->word_len)
+					n = tz->word_len - i;	/* a stray non-UTF-8 byte */
+				ShingleWindowPush(win, NddHashShort(w + i, n, win->seed), k);
+				i += n;
+			}
+		}
+	}
+	ShingleWindowFlush(win, k);
+}
+
+/*
  * Call sink with the hash of every shingle of the text.  Returns the number
  * of shingles.
  *
@@ -871,133 +1017,38 @@ ShingleHashes(const char *text, size_t len, const ShingleConfig *cfg,
 	ShingleWindow win;
 	int			k = cfg->size;
 	uint64		seed = cfg->seed;
-	bool		gap;
-	unsigned char block[ASCII_BLOCK];
+	int64		ntokens;
 
-	win.pos = 0;
-	win.k = k;
+	win.ntok = 0;
+	win.done = 0;
 	win.seed = seed;
-	win.ntokens = 0;
-	win.nbatch = 0;
 	win.sink = sink;
 	win.arg = arg;
 
 	TokenizerInit(&tz, text, len, cfg);
-	if (cfg->unit == SHINGLE_UNIT_CHAR)
-		CharHashesInit(seed);
-	for (;;)
+	/* the default size as a constant: the window hash is then straight code */
+	if (cfg->unit == SHINGLE_UNIT_WORD && k == NDD_SHINGLE_SIZE_DEFAULT)
+		ShingleTokens(&tz, &win, SHINGLE_UNIT_WORD, NDD_SHINGLE_SIZE_DEFAULT);
+	else if (cfg->unit == SHINGLE_UNIT_WORD)
+		ShingleTokens(&tz, &win, SHINGLE_UNIT_WORD, k);
+	else
 	{
-		/*
-		 * The fast path: whole words of ASCII letters and digits, ended by an
-		 * ASCII separator within a block of ASCII_BLOCK bytes, before the
-		 * block's first byte that is not ASCII.  p is always where a word
-		 * may start (TokenizerNextWord leaves it so too), and the tokens,
-		 * gaps and state left behind are those of TokenizerNextWord.
-		 */
-		const unsigned char *p = tz.p;
-
-		while (tz.queue_pos >= tz.queue_len && tz.end - p >= ASCII_BLOCK)
-		{
-			uint64		alnum,
-						nonascii,
-						starts,
-						ends;
-			int			e = 0;
-
-			if (unlikely(p >= tz.next_check))
-			{
-				CHECK_FOR_INTERRUPTS();
-				tz.next_check = p + SHINGLE_INTERRUPT_BYTES;
-			}
-			AsciiBlock(p, block, &alnum, &nonascii);
-			starts = alnum & ~(alnum << 1);
-			/* the separator after each word, before the first non-ASCII */
-			ends = ~alnum & (alnum << 1) & (nonascii ? (nonascii & -nonascii) - 1 : ~UINT64CONST(0));
-			if (ends == 0)
-			{
-				if (nonascii != 0)
-					break;		/* TokenizerNextWord reads on from p */
-				if (alnum == 0)
-				{
-					p += ASCII_BLOCK;	/* only separators */
-					tz.gap = true;
-					continue;
-				}
-				if (starts & 1)
-					break;		/* a word of ASCII_BLOCK bytes or more */
-				/* a word that goes on past the block: start a block there */
-				p += pg_rightmost_one_pos64(starts);
-				tz.gap = true;
-				continue;
-			}
-			do
-			{
-				int			s = pg_rightmost_one_pos64(starts);
-
-				e = pg_rightmost_one_pos64(ends);
-				if (cfg->unit == SHINGLE_UNIT_WORD)
-					ShingleWindowPush(&win, NddHashShort(block + s, e - s, seed));
-				else
-				{
-					/* separators before the word make a space, after the first */
-					if ((tz.gap || s > 0) && tz.any_word)
-						ShingleWindowPush(&win, char_hashes[' ']);
-					for (int i = s; i < e; i++)
-						ShingleWindowPush(&win, char_hashes[block[i]]);
-					tz.any_word = true;
-					tz.gap = true;
-				}
-				starts &= starts - 1;
-				ends &= ends - 1;
-			} while (ends != 0);
-			tz.any_word = true;
-			tz.gap = true;
-			p += e + 1;
-			if (nonascii != 0)
-				break;
-		}
-		tz.p = p;
-
-		/* one word the general way */
-		if (!TokenizerNextWord(&tz, &gap))
-			break;
-		if (cfg->unit == SHINGLE_UNIT_WORD)
-			ShingleWindowPush(&win, NddHashShort(tz.word, tz.word_len, seed));
+		CharHashesInit(seed);
+		if (k == NDD_SHINGLE_SIZE_DEFAULT)
+			ShingleTokens(&tz, &win, SHINGLE_UNIT_CHAR, NDD_SHINGLE_SIZE_DEFAULT);
 		else
-		{
-			const unsigned char *w = (const unsigned char *) tz.word;
-			int			i = 0;
-
-			if (gap)
-				ShingleWindowPush(&win, char_hashes[' ']);
-			while (i < tz.word_len)
-			{
-				int			n;
-
-				if (w[i] < 0x80)
-				{
-					ShingleWindowPush(&win, char_hashes[w[i]]);
-					i++;
-					continue;
-				}
-				n = pg_utf_mblen(w + i);
-				if (i + n > tz.word_len)
-					n = tz.word_len - i;	/* a stray non-UTF-8 byte */
-				ShingleWindowPush(&win, NddHashShort(w + i, n, seed));
-				i += n;
-			}
-		}
+			ShingleTokens(&tz, &win, SHINGLE_UNIT_CHAR, k);
 	}
 	pfree(tz.word);
 
-	if (win.ntokens > 0 && win.ntokens < k)
+	ntokens = win.done + win.ntok;
+	if (ntokens > 0 && ntokens < k)
 	{
 		/* a short document is one shingle of all its tokens */
-		win.batch[win.nbatch++] = NddHashBytes(win.ring, win.ntokens * sizeof(uint64), seed);
+		win.batch[0] = NddHashBytes(win.tokens, ntokens * sizeof(uint64), seed);
+		sink(arg, win.batch, 1);
 	}
-	if (win.nbatch > 0)
-		sink(arg, win.batch, win.nbatch);
-	return win.ntokens >= k ? win.ntokens - k + 1 : Min(win.ntokens, 1);
+	return ntokens >= k ? ntokens - k + 1 : Min(ntokens, 1);
 }
 
 /*

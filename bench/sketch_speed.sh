@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Benchmark: what minhash sketching costs compared with just reading the
-# text.  Times a full scan, minhash_sketch (word and char shingles), exact
+# Benchmark: what sketching costs compared with just reading the text.
+# Times a full scan, minhash_sketch (word and char shingles), simhash, exact
 # jaccard and pg_trgm's show_trgm over a generated corpus on a throwaway
 # cluster, and prints medians.  Figures are reported, never checked: exit 0
 # means it ran.

@@ -12,10 +12,14 @@
  * conversion does, and both functions alike.  Both functions count the
  * same shingles, and as many as they hand to their sinks.  When the text
  * they read is valid UTF-8, so is every shingle text (show_shingles returns
- * them as text).
+ * them as text).  Each hash ShingleHashes gives (from its ASCII fast path or
+ * the tokenizer) is the hash of the tokens of the shingle ShingleTexts shows
+ * at that place (always from the tokenizer): the tokens are that text split
+ * at spaces, or its characters in character mode.
  */
 #include "fuzz.h"
 #include "mb/pg_wchar.h"
+#include "hash.h"
 #include "ndd.h"
 #include "shingle.h"
 
@@ -27,7 +31,23 @@ typedef struct Run
 	int64		counted;		/* the function's result */
 	int64		sunk;			/* shingles its sink saw */
 	bool		check_utf8;
+	uint64	   *hashes;			/* the shingle hashes, in order */
+	int64		nhashes;
+	int64		cap;
 } Run;
+
+static void
+Record(Run *r, uint64 hash)
+{
+	if (r->nhashes == r->cap)
+	{
+		r->cap = r->cap ? 2 * r->cap : 256;
+		r->hashes = realloc(r->hashes, r->cap * sizeof(uint64));
+		if (r->hashes == NULL)
+			FUZZ_FAIL("out of memory");
+	}
+	r->hashes[r->nhashes++] = hash;
+}
 
 static void
 HashSink(void *arg, const uint64 *hashes, int n)
@@ -37,6 +57,39 @@ HashSink(void *arg, const uint64 *hashes, int n)
 	if (n <= 0)
 		FUZZ_FAIL("hash batch of %d", n);
 	r->sunk += n;
+	for (int i = 0; i < n; i++)
+		Record(r, hashes[i]);
+}
+
+/* The hash ShingleHashes gives the shingle of this text, from its tokens. */
+static uint64
+ShingleTextHash(const Run *r, const char *text, int len)
+{
+	uint64		tokens[NDD_SHINGLE_SIZE_MAX];
+	int			n = 0;
+	int			i = 0;
+
+	while (i < len)
+	{
+		int			tlen;
+
+		if (r->cfg.unit == SHINGLE_UNIT_WORD)
+		{
+			tlen = 0;
+			while (i + tlen < len && text[i + tlen] != ' ')
+				tlen++;
+		}
+		else
+			tlen = Min(pg_utf_mblen((const unsigned char *) text + i), len - i);
+		if (tlen == 0 || n == r->cfg.size)
+			FUZZ_FAIL("shingle text \"%.*s\" is not %d tokens at most", len, text,
+					  r->cfg.size);
+		tokens[n++] = NddHashBytes(text + i, tlen, r->cfg.seed);
+		i += tlen;
+		if (r->cfg.unit == SHINGLE_UNIT_WORD && i < len)
+			i++;				/* the space between words */
+	}
+	return NddHashBytes(tokens, n * sizeof(uint64), r->cfg.seed);
 }
 
 static void
@@ -49,6 +102,7 @@ TextSink(void *arg, const char *text, int len)
 	if (r->check_utf8 && pg_encoding_verifymbstr(PG_UTF8, text, len) != len)
 		FUZZ_FAIL("shingle text is not valid UTF-8");
 	r->sunk++;
+	Record(r, ShingleTextHash(r, text, len));
 }
 
 static void
@@ -123,8 +177,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					  (long long) h.counted, (long long) t.counted);
 		if (h.len == 0 && h.counted != 0)
 			FUZZ_FAIL("shingles of an empty document");
+		if (h.nhashes != t.nhashes)
+			FUZZ_FAIL("%lld shingle hashes, %lld shingle texts",
+					  (long long) h.nhashes, (long long) t.nhashes);
+		for (int64 i = 0; i < h.nhashes; i++)
+			if (h.hashes[i] != t.hashes[i])
+				FUZZ_FAIL("shingle %lld: ShingleHashes and the tokens of ShingleTexts disagree",
+						  (long long) i);
 	}
 	FuzzReset();
+	free(h.hashes);
+	free(t.hashes);
 	free(doc);
 	return 0;
 }

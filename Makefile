@@ -19,7 +19,8 @@ OBJS = \
 	src/simhash_gin.o \
 	src/simhash_gist.o \
 	src/imatch.o \
-	src/spotsigs.o
+	src/spotsigs.o \
+	src/simhash_batch.o
 
 EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(EXTENSION).control)
 # sql/ndd.sql is the install script of the current version; released
@@ -28,7 +29,7 @@ DATA = $(filter-out sql/$(EXTENSION)--$(EXTVERSION).sql,$(wildcard sql/$(EXTENSI
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 PGFILEDESC = "ndd - near-duplicate detection"
 
-REGRESS = shingle minhash minhash_accuracy agg minhash_gin trigger guard pairs names simhash simhash_gin simhash_gist live_clusters imatch_spotsigs bbit_supershingles bad_inputs
+REGRESS = shingle minhash minhash_accuracy agg minhash_gin trigger guard pairs names simhash simhash_gin simhash_gist live_clusters imatch_spotsigs bbit_supershingles simhash_batch bad_inputs
 REGRESS_OPTS = --inputdir=test --load-extension=ndd
 ISOLATION = near_duplicate_race live_clusters_race
 ISOLATION_OPTS = --inputdir=test --load-extension=ndd

@@ -1026,6 +1026,24 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 5;
 
 COMMENT ON FUNCTION similarity(minhash_bbit, minhash_bbit) IS
 'estimated Jaccard resemblance of two b-bit sketches, corrected for chance collisions: (P - 2^-b) / (1 - 2^-b) clipped to [0, 1]';
+-- simhash batch
+--------------------------------------------------------------------------
+
+-- Many queries at once (src/simhash_batch.c): the query fingerprints in
+-- permuted tables within work_mem, the targets streamed past them.  Both
+-- relations are read as the caller; the generated SQL names them and their
+-- columns quoted and casts with pg_catalog's types.
+CREATE FUNCTION simhash_batch(queries regclass, targets regclass,
+                              max_distance int DEFAULT NULL,
+                              fingerprint_column name DEFAULT 'fp',
+                              id_column name DEFAULT 'id')
+RETURNS TABLE (query_id bigint, target_id bigint, distance int)
+AS 'MODULE_PATHNAME', 'simhash_batch'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp;
+
+COMMENT ON FUNCTION simhash_batch(regclass, regclass, int, name, name) IS
+'every pair of a query and a target fingerprint within max_distance bits (default ndd.hamming_threshold), by permuted tables of the queries in work_mem';
 
 --------------------------------------------------------------------------
 -- All-pairs discovery and clusters

@@ -1,6 +1,6 @@
 -- simhash_search.sql: Hamming search over :rows random fingerprints, with
 -- GIN and GiST.  Run by bench/simhash_search.sh, which sets :rows, :batch,
--- :lookups, :split_blocks and :split_pairs (on/off) and :commit.
+-- :lookups, :batch_repeat, :split_blocks and :split_pairs (on/off) and :commit.
 
 \set ON_ERROR_STOP 1
 CREATE EXTENSION ndd;
@@ -159,6 +159,34 @@ RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
+
+-- The same batch by simhash_batch: the query fingerprints in permuted tables
+-- (in work_mem: 80 bytes per query at max_distance 3), the stored ones
+-- streamed past them.  Timed :batch_repeat times, median, beside the join
+-- above (the same data, the same run).
+SET work_mem = '256MB';
+CREATE VIEW bqv AS SELECT n AS id, q AS fp FROM bq;
+SELECT pg_temp.time_ms('SELECT count(*) FROM simhash_batch(''bqv'', ''fps'', 3)') \gset
+INSERT INTO timing SELECT 'simhash_batch', pg_temp.time_ms('SELECT count(*) FROM simhash_batch(''bqv'', ''fps'', 3)')
+FROM generate_series(1, :batch_repeat);
+SELECT count(*) AS new_matches FROM simhash_batch('bqv', 'fps', 3) \gset
+-- exactly the join's pairs, on the first 10,000 queries
+CREATE VIEW bqv10k AS SELECT id, fp FROM bqv WHERE id <= 10000;
+SELECT (SELECT count(*) FROM (SELECT query_id, target_id FROM simhash_batch('bqv10k', 'fps', 3)
+                              EXCEPT SELECT bq.n, fps.id FROM bq JOIN fps ON fps.fp % bq.q WHERE bq.n <= 10000) x)
+     + (SELECT count(*) FROM (SELECT bq.n, fps.id FROM bq JOIN fps ON fps.fp % bq.q WHERE bq.n <= 10000
+                              EXCEPT SELECT query_id, target_id FROM simhash_batch('bqv10k', 'fps', 3)) x) AS differ \gset
+SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS new_ms FROM timing WHERE what = 'simhash_batch' \gset
+INSERT INTO result (what, value) VALUES
+	('simhash_batch, 1 process: ' || :batch || ' queries, s (median of ' || :batch_repeat || ')', round(:new_ms / 1000.0, 1)),
+	('simhash_batch: us per query', round(:new_ms * 1000.0 / :batch, 1)),
+	('simhash_batch: matches found', :new_matches),
+	('simhash_batch: work_mem for the queries, MB (84 bytes each at d = 3)', round(:batch * 84 / 1e6, 1)),
+	('simhash_batch: pairs differing from the join (first 10,000 queries)', :differ),
+	('GIN batch 1 process / simhash_batch (same run)', round((:batch_ms / :new_ms)::numeric, 1)),
+	('GIN batch 2 workers / simhash_batch (same run)', round((:batch_par_ms / :new_ms)::numeric, 1)),
+	('simhash_batch: 1M queries would take, s', round(:new_ms / 1000.0 * 1000000 / :batch, 1));
+RESET work_mem;
 
 \if :split_blocks
 -- The other layout, keys = blocks, queried at k = 3: max_distance + 2 blocks,

@@ -1465,6 +1465,173 @@ COMMENT ON FUNCTION near_duplicate_clusters(regclass, name, name, float8, name, 
 'connected components of near_duplicate_pairs: (id, cluster_id), cluster_id being the representative row (first by representative_order, else the smallest id)';
 
 --------------------------------------------------------------------------
+-- top-k
+--------------------------------------------------------------------------
+
+-- The k rows most similar to a query sketch, with no threshold to guess:
+-- the rows and similarities of
+--   SELECT id, similarity(sketch, query) FROM tbl WHERE sketch IS NOT NULL
+--   ORDER BY similarity DESC, id LIMIT k
+-- served by a minhash_ops index where one is exact low enough:
+--   1. similar(sketch, query, t) at falling thresholds t (1/2, 1/4, ...),
+--      none below the lowest threshold every minhash_ops index on
+--      the column serves exactly (minhash_index_exact_threshold), so each
+--      pass returns every row at least t similar, and the first pass that
+--      returns k rows holds the answer, ties included;
+--   2. when even the lowest pass returns fewer and it was at 1/K (an index
+--      of one-row bands, or an empty query), every other row has similarity
+--      0: the rest are the smallest ids among them, through a btree on the
+--      id if there is one;
+--   3. otherwise one sequential scan, as without an index.
+CREATE FUNCTION minhash_index_exact_threshold(tbl regclass, sketch_column name)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'minhash_index_exact_threshold'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION minhash_index_exact_threshold(regclass, name) IS
+'the lowest threshold from which similar() on the column is exact through every minhash_ops index on it, of the table and its partitions (NULL: no such index)';
+
+CREATE FUNCTION near_duplicate_top_k(tbl regclass, sketch_column name, id_column name,
+                                     query minhash, k int DEFAULT 10,
+                                     progress boolean DEFAULT false)
+RETURNS TABLE (id bigint, similarity float8)
+-- volatile for its progress EXPLAINs, though it only reads; parallel
+-- restricted, as tbl may be a temporary table
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL RESTRICTED ROWS 10
+-- only ndd's and PostgreSQL's objects, whatever the caller's search_path
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ndd name;
+    ndd_nsp oid;
+    column_type oid;
+    num_perm int;
+    empty boolean;          -- an empty query is 0 similar to every row
+    lowest float8;          -- the lowest threshold the indexes serve exactly
+    lowest_m int;           -- as agreeing positions
+    m int;
+    t float8;
+    ids bigint[] := '{}';
+    sims float8[] := '{}';
+    n int := 0;
+    id_order text;          -- the id as ordered: the integer column itself, or its bigint
+    pass text;
+    rest text;
+    plan jsonb;
+BEGIN
+    SELECT e.extnamespace, x.nspname INTO ndd_nsp, ndd
+    FROM pg_catalog.pg_extension e
+    JOIN pg_catalog.pg_namespace x ON x.oid = e.extnamespace
+    WHERE e.extname = 'ndd';
+    IF k <= 0 THEN
+        RAISE EXCEPTION 'k must be positive, not %', k
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    SELECT a.atttypid INTO column_type FROM pg_catalog.pg_attribute a
+    WHERE a.attrelid = tbl AND a.attname = sketch_column
+      AND a.attnum > 0 AND NOT a.attisdropped;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'column "%" of relation % does not exist', sketch_column, tbl
+            USING ERRCODE = 'undefined_column';
+    END IF;
+    PERFORM FROM pg_catalog.pg_type y
+    WHERE y.oid = column_type AND y.typnamespace = ndd_nsp
+      AND y.typname = 'minhash';
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'column "%" of relation % is not of type minhash', sketch_column, tbl
+            USING ERRCODE = 'datatype_mismatch';
+    END IF;
+    SELECT a.atttypid INTO column_type FROM pg_catalog.pg_attribute a
+    WHERE a.attrelid = tbl AND a.attname = id_column
+      AND a.attnum > 0 AND NOT a.attisdropped;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'column "%" of relation % does not exist', id_column, tbl
+            USING ERRCODE = 'undefined_column';
+    END IF;
+    -- an integer orders as its bigint does, and a btree on it serves step 2
+    IF column_type IN ('pg_catalog.int2'::pg_catalog.regtype::pg_catalog.oid,
+                       'pg_catalog.int4'::pg_catalog.regtype::pg_catalog.oid,
+                       'pg_catalog.int8'::pg_catalog.regtype::pg_catalog.oid) THEN
+        id_order := pg_catalog.format('t.%I', id_column);
+    ELSE
+        id_order := pg_catalog.format('t.%I::pg_catalog.int8', id_column);
+    END IF;
+
+    EXECUTE pg_catalog.format($q$
+        SELECT m.num_perm, %1$I.similarity($1, $1) OPERATOR(pg_catalog.=) 0::pg_catalog.float8,
+               %1$I.minhash_index_exact_threshold($2, $3)
+        FROM %1$I.minhash_settings($1) m$q$, ndd)
+        USING query, tbl, sketch_column INTO num_perm, empty, lowest;
+    IF lowest IS NOT NULL AND NOT empty THEN
+        lowest_m := pg_catalog.ceil(lowest * num_perm::pg_catalog.float8 - 1e-9::pg_catalog.float8)::pg_catalog.int4;
+    END IF;
+
+    -- the top k of the rows at least $2 similar
+    pass := pg_catalog.format($q$
+        SELECT pg_catalog.array_agg(r.id ORDER BY r.s DESC, r.o), pg_catalog.array_agg(r.s ORDER BY r.s DESC, r.o)
+        FROM (SELECT t.%3$I::pg_catalog.int8 AS id, %4$s AS o, %1$I.similarity(t.%2$I, $1) AS s
+              FROM %5$s t
+              WHERE %1$I.similar(t.%2$I, $1, $2)
+              ORDER BY 3 DESC, 2 LIMIT $3) r$q$,
+        ndd, sketch_column, id_column, id_order, tbl);
+    -- 1. passes at falling thresholds, each exact through the index
+    m := num_perm;
+    WHILE m > lowest_m LOOP
+        m := GREATEST(m / 2, lowest_m);
+        t := m::pg_catalog.float8 / num_perm::pg_catalog.float8;
+        IF progress THEN
+            EXECUTE 'EXPLAIN (FORMAT JSON) ' || pass USING query, t, k INTO plan;
+        END IF;
+        EXECUTE pass USING query, t, k INTO ids, sims;
+        n := coalesce(pg_catalog.cardinality(ids), 0);
+        IF progress THEN
+            RAISE NOTICE 'ndd: % rows at similarity >= % (%)', n, t,
+                coalesce('index ' || (SELECT pg_catalog.string_agg(i.i #>> '{}', ', ')
+                    FROM pg_catalog.jsonb_path_query(plan, 'strict $.**."Index Name"') i(i)), 'no index');
+        END IF;
+        IF n >= k THEN
+            RETURN QUERY SELECT * FROM ROWS FROM (pg_catalog.unnest(ids), pg_catalog.unnest(sims));
+            RETURN;
+        END IF;
+    END LOOP;
+
+    IF lowest_m = 1 OR empty THEN
+        -- 2. every row not found has similarity 0: the smallest ids
+        rest := pg_catalog.format($q$
+            SELECT t.%3$I::pg_catalog.int8, %1$I.similarity(t.%2$I, $1)
+            FROM %5$s t
+            WHERE t.%2$I IS NOT NULL AND %1$I.similarity(t.%2$I, $1) OPERATOR(pg_catalog.<) $2
+            ORDER BY %4$s LIMIT $3$q$,
+            ndd, sketch_column, id_column, id_order, tbl);
+        IF progress THEN
+            RAISE NOTICE 'ndd: the other % rows at similarity 0, by %', k - n, id_column;
+        END IF;
+        RETURN QUERY SELECT * FROM ROWS FROM (pg_catalog.unnest(ids), pg_catalog.unnest(sims));
+        RETURN QUERY EXECUTE rest USING query, 1::pg_catalog.float8 / num_perm, k - n;
+        RETURN;
+    END IF;
+
+    -- 3. a sequential scan
+    IF progress THEN
+        RAISE NOTICE 'ndd: sequential scan of %', tbl
+            USING DETAIL = CASE WHEN lowest IS NULL
+                THEN pg_catalog.format('Column "%s" has no minhash_ops index.', sketch_column)
+                ELSE pg_catalog.format('Its minhash_ops indexes are exact down to similarity %s, and fewer than %s rows reach it.', lowest, k) END;
+    END IF;
+    RETURN QUERY EXECUTE pg_catalog.format($q$
+        SELECT t.%3$I::pg_catalog.int8, %1$I.similarity(t.%2$I, $1)
+        FROM %5$s t
+        WHERE t.%2$I IS NOT NULL
+        ORDER BY 2 DESC, %4$s LIMIT $2$q$,
+        ndd, sketch_column, id_column, id_order, tbl)
+        USING query, k;
+END
+$$;
+
+COMMENT ON FUNCTION near_duplicate_top_k(regclass, name, name, minhash, int, boolean) IS
+'the k rows whose minhash sketches are most similar to the query (ties by smaller id), exactly as a sequential scan ordered by similarity, served by a minhash_ops index';
+
+--------------------------------------------------------------------------
 -- The insert guard: rejecting near-duplicate inserts
 --------------------------------------------------------------------------
 

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Benchmark: top-k search without a threshold, near_duplicate_top_k(..., k)
+# through a minhash_ops index of one-row bands, side by side with a
+# sequential scan ordered by similarity and with pg_trgm's <-> over GiST.
+# Prints the index's build time and size per row, p50/p99 latency of the
+# k = 10 search, and whether each answer is exactly the sequential scan's.
+# Figures are reported, never checked: exit 0 means it ran.
+#
+#   NDD_BENCH_DOCS          documents in the big table t (default 1000000;
+#                           the corpus of bench/lsh_lookup.sh)
+#   NDD_BENCH_TRGM_DOCS     the first rows of t copied to t_small, where
+#                           pg_trgm's GiST index and ndd meet on the same
+#                           data (default 20000: gist_trgm_ops on 1M
+#                           documents of 3.5 KB takes hours to build)
+#   NDD_BENCH_QUERIES       query documents (default 200)
+#   NDD_BENCH_SEQ_QUERIES   of those, how many are also answered by a
+#                           sequential scan, the reference (default 10)
+#   NDD_BENCH_KEY_BITS      key_bits of the index (default 16)
+#
+# No -e: common.sh's helpers test with `[ ] &&` and its EXIT trap must run
+# to the end to stop the cluster, so failures are handled one by one.
+set -uo pipefail
+. "$(dirname "$0")/../scripts/common.sh"
+
+docs=${NDD_BENCH_DOCS:-1000000}
+sub=${NDD_BENCH_TRGM_DOCS:-20000}
+nq=${NDD_BENCH_QUERIES:-200}
+seqq=${NDD_BENCH_SEQ_QUERIES:-10}
+kbits=${NDD_BENCH_KEY_BITS:-16}
+for v in "$docs" "$sub" "$nq" "$seqq" "$kbits"; do
+	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "NDD_BENCH_* values must be positive integers" >&2; exit 1; }
+done
+[ "$sub" -le "$docs" ] || sub=$docs
+[ "$seqq" -le "$nq" ] || seqq=$nq
+corpus=/tmp/ndd-bench-lsh-$docs.tsv
+
+ndd_ensure_packages python3
+trgm_control=$("$PG_CONFIG" --sharedir)/extension/pg_trgm.control
+[ -f "$trgm_control" ] || ndd_ensure_packages postgresql-contrib
+trgm=on
+[ -f "$trgm_control" ] || { say "pg_trgm not found: skipping the comparison"; trgm=off; }
+
+ndd_corpus "$docs" "$corpus" --variants 8
+ndd_cluster_start
+
+psql() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
+
+say "loading $corpus"
+psql <<EOF || exit 1
+SELECT CASE WHEN 'lz4' = ANY (enumvals) THEN 'lz4' ELSE 'pglz' END AS toast
+FROM pg_settings WHERE name = 'default_toast_compression' \gset
+SET default_toast_compression = :toast;
+CREATE TABLE t_load (id int, family int, edit_rate float8, doc text);
+\copy t_load FROM '$corpus'
+EOF
+
+ndd_build_install
+commit=$(git -C "$NDD_TOP" describe --always --dirty 2>/dev/null || echo unknown)
+
+say "sketching, indexing and timing (holding the install lock)"
+psql -v docs="$docs" -v sub="$sub" -v nq="$nq" -v seqq="$seqq" -v kbits="$kbits" \
+	-v trgm="$trgm" -v commit="$commit" -v corpus="$corpus" \
+	-f "$NDD_TOP/bench/topk.sql" || exit 1
+exit 0

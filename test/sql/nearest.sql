@@ -1,0 +1,145 @@
+-- Top-k search (near_duplicate_top_k) against a sequential scan ordered by
+-- similarity: the same rows, the same similarities, ties by smaller id,
+-- through no index, an index exact from 0.758 and one of one-row bands.
+SET extra_float_digits = 0;
+\set SHOW_CONTEXT never
+
+-- 1,200 documents: 300 families of a base and three edited copies (the
+-- first 20 families also an exact copy), rows without a sketch, and an
+-- empty document
+SELECT setseed(0.7);
+CREATE TABLE nbase AS
+SELECT f, array_agg('w' || floor(random() * 3000)::int) AS words
+FROM generate_series(1, 300) f, generate_series(1, 60) i GROUP BY f;
+CREATE TABLE ntexts AS
+SELECT f * 4 + v AS id,
+       CASE WHEN v = 0 THEN array_to_string(words, ' ')
+            ELSE (SELECT string_agg(CASE WHEN random() < 0.04 * v * (1 + f % 3)
+                                         THEN 'x' || floor(random() * 3000)::int ELSE w END, ' ')
+                  FROM unnest(words) w) END AS body
+FROM nbase, generate_series(0, 3) v;
+INSERT INTO ntexts SELECT 5000 + f, array_to_string(words, ' ') FROM nbase WHERE f <= 20;
+INSERT INTO ntexts VALUES (6000, NULL), (6001, NULL), (6002, '');
+-- sketched as the table is made: an UPDATE would leave HOT chains, and an
+-- index built over them is not used while older transactions run
+CREATE TABLE ndocs AS SELECT id, body, minhash_sketch(body, shingle_size => 2) AS sketch FROM ntexts;
+ALTER TABLE ndocs ADD PRIMARY KEY (id);
+ANALYZE ndocs;
+
+-- queries: every 61st document, an unrelated text, an empty document
+CREATE TABLE nq AS
+SELECT id AS qid, sketch AS q FROM ndocs WHERE id % 61 = 1 AND sketch IS NOT NULL
+UNION ALL SELECT -1, minhash_sketch('nothing in this text occurs in the table at all', shingle_size => 2)
+UNION ALL SELECT -2, minhash_sketch('', shingle_size => 2);
+SELECT count(*) AS queries FROM nq;
+
+-- the reference: a sequential scan ordered by similarity, ties by id
+CREATE FUNCTION pg_temp.ref(q minhash, k int) RETURNS TABLE (id bigint, similarity float8)
+LANGUAGE sql AS $$
+    SELECT d.id, similarity(d.sketch, q) FROM ndocs d WHERE d.sketch IS NOT NULL
+    ORDER BY 2 DESC, d.id LIMIT k
+$$;
+-- per k: queries, and those whose answer is exactly the reference's
+CREATE FUNCTION pg_temp.compare(tbl regclass DEFAULT 'ndocs')
+RETURNS TABLE (k int, queries bigint, same bigint) LANGUAGE sql AS $$
+    SELECT k, count(*), count(*) FILTER (WHERE
+        (SELECT array_agg(ROW(n.id, n.similarity)::text ORDER BY n.o)
+         FROM near_duplicate_top_k(tbl, 'sketch', 'id', nq.q, k) WITH ORDINALITY n(id, similarity, o))
+        IS NOT DISTINCT FROM
+        (SELECT array_agg(ROW(r.id, r.similarity)::text ORDER BY r.o)
+         FROM pg_temp.ref(nq.q, k) WITH ORDINALITY r(id, similarity, o)))
+    FROM nq, unnest(ARRAY[1, 3, 5, 10, 25, 2000]) k
+    GROUP BY k ORDER BY k
+$$;
+
+-- no index: one sequential scan
+SELECT * FROM pg_temp.compare();
+SELECT minhash_index_exact_threshold('ndocs', 'sketch');
+SELECT * FROM near_duplicate_top_k('ndocs', 'sketch', 'id', (SELECT sketch FROM ndocs WHERE id = 5), 6, progress => true);
+
+-- the default index: exact from 97 of 128 positions, then a sequential scan
+CREATE INDEX ndocs_default ON ndocs USING gin (sketch minhash_ops(shingle_size = 2));
+SELECT minhash_index_exact_threshold('ndocs', 'sketch'), 97 / 128.0 AS "97/128";
+SET enable_seqscan = off;
+SELECT * FROM pg_temp.compare();
+-- a family of five (copies at similarity 1, tie broken by id) from the index
+SELECT * FROM near_duplicate_top_k('ndocs', 'sketch', 'id', (SELECT sketch FROM ndocs WHERE id = 5), 2, progress => true);
+SELECT * FROM near_duplicate_top_k('ndocs', 'sketch', 'id', (SELECT sketch FROM ndocs WHERE id = 5), 6, progress => true);
+RESET enable_seqscan;
+DROP INDEX ndocs_default;
+
+-- one-row bands: exact down to 1/128, then the smallest ids at similarity 0
+CREATE INDEX ndocs_rows1 ON ndocs USING gin (sketch minhash_ops(shingle_size = 2, rows = 1, key_bits = 16));
+SELECT minhash_index_exact_threshold('ndocs', 'sketch') = 1 / 128.0 AS one_position;
+SET enable_seqscan = off;
+SELECT * FROM pg_temp.compare();
+SELECT * FROM near_duplicate_top_k('ndocs', 'sketch', 'id', (SELECT sketch FROM ndocs WHERE id = 5), 3, progress => true);
+SELECT * FROM near_duplicate_top_k('ndocs', 'sketch', 'id', (SELECT sketch FROM ndocs WHERE id = 5), 8, progress => true);
+-- no similar row: the smallest ids, at similarity 0
+SELECT * FROM near_duplicate_top_k('ndocs', 'sketch', 'id', (SELECT q FROM nq WHERE qid = -1), 3, progress => true);
+-- an empty query is 0 similar to everything: no pass at all
+SELECT * FROM near_duplicate_top_k('ndocs', 'sketch', 'id', (SELECT q FROM nq WHERE qid = -2), 2, progress => true);
+-- both indexes: the less exact one decides
+CREATE INDEX ndocs_default ON ndocs USING gin (sketch minhash_ops(shingle_size = 2));
+SELECT minhash_index_exact_threshold('ndocs', 'sketch'), 97 / 128.0 AS "97/128";
+SELECT * FROM pg_temp.compare() WHERE k IN (5, 25);
+DROP INDEX ndocs_default;
+RESET enable_seqscan;
+
+-- k larger than the table, and an empty table
+SELECT count(*), count(DISTINCT id), min(similarity), max(similarity)
+FROM near_duplicate_top_k('ndocs', 'sketch', 'id', (SELECT sketch FROM ndocs WHERE id = 5), 100000);
+CREATE TABLE nempty (id int, sketch minhash);
+CREATE INDEX ON nempty USING gin (sketch minhash_ops(shingle_size = 2, rows = 1));
+SELECT * FROM near_duplicate_top_k('nempty', 'sketch', 'id', (SELECT sketch FROM ndocs WHERE id = 5));
+SELECT * FROM near_duplicate_top_k('nempty', 'sketch', 'id', (SELECT sketch FROM ndocs WHERE id = 5), 3);
+
+-- partitions with indexes of their own, quoted names, a bigint id
+CREATE TABLE "N parts" ("Doc Id" bigint, "My Sketch" minhash) PARTITION BY RANGE ("Doc Id");
+CREATE TABLE "N parts low" PARTITION OF "N parts" FOR VALUES FROM (MINVALUE) TO (600);
+CREATE TABLE "N parts high" PARTITION OF "N parts" FOR VALUES FROM (600) TO (MAXVALUE);
+INSERT INTO "N parts" SELECT id, sketch FROM ndocs;
+CREATE INDEX ON "N parts low" USING gin ("My Sketch" minhash_ops(shingle_size = 2, rows = 1));
+SELECT minhash_index_exact_threshold('"N parts"', 'My Sketch') = 1 / 128.0 AS one_position;
+-- a partition's own, less exact index decides
+CREATE INDEX ON "N parts high" USING gin ("My Sketch" minhash_ops(shingle_size = 2, rows = 2));
+SELECT minhash_index_exact_threshold('"N parts"', 'My Sketch'), 65 / 128.0 AS "65/128";
+SELECT (SELECT array_agg(n.id ORDER BY n.o) FROM near_duplicate_top_k('"N parts"', 'My Sketch', 'Doc Id', nq.q, 7)
+                                                 WITH ORDINALITY n(id, similarity, o))
+       = (SELECT array_agg(r.id ORDER BY r.o) FROM pg_temp.ref(nq.q, 7) WITH ORDINALITY r(id, similarity, o)) AS same,
+       count(*)
+FROM nq GROUP BY 1;
+
+-- NULL arguments: no rows (the function is STRICT)
+SELECT count(*) FROM near_duplicate_top_k('ndocs', 'sketch', 'id', NULL);
+SELECT count(*) FROM near_duplicate_top_k('ndocs', 'sketch', 'id', (SELECT sketch FROM ndocs WHERE id = 5), NULL);
+
+-- bad inputs
+SELECT * FROM near_duplicate_top_k('ndocs', 'sketch', 'id', (SELECT sketch FROM ndocs WHERE id = 5), 0);
+\echo :SQLSTATE
+SELECT * FROM near_duplicate_top_k('ndocs', 'sketch', 'id', (SELECT sketch FROM ndocs WHERE id = 5), -3);
+\echo :SQLSTATE
+SELECT * FROM near_duplicate_top_k('ndocs', 'no_such_column', 'id', (SELECT sketch FROM ndocs WHERE id = 5));
+\echo :SQLSTATE
+SELECT * FROM near_duplicate_top_k('ndocs', 'sketch', 'no_such_id', (SELECT sketch FROM ndocs WHERE id = 5));
+\echo :SQLSTATE
+SELECT * FROM near_duplicate_top_k('ndocs', 'body', 'id', (SELECT sketch FROM ndocs WHERE id = 5));
+\echo :SQLSTATE
+SELECT * FROM near_duplicate_top_k('no_such_table', 'sketch', 'id', (SELECT sketch FROM ndocs WHERE id = 5));
+\echo :SQLSTATE
+-- a query made otherwise than the indexed sketches
+SELECT * FROM near_duplicate_top_k('ndocs', 'sketch', 'id', minhash_sketch('a b c d', num_perm => 64));
+\echo :SQLSTATE
+SELECT minhash_index_exact_threshold('ndocs', 'no_such_column');
+\echo :SQLSTATE
+-- a role that may not read the table learns nothing of its indexes
+CREATE ROLE regress_ndd_topk_reader;
+SET ROLE regress_ndd_topk_reader;
+SELECT minhash_index_exact_threshold('ndocs', 'sketch');
+\echo :SQLSTATE
+SELECT * FROM near_duplicate_top_k('ndocs', 'sketch', 'id', minhash_sketch('a b c d', shingle_size => 2));
+\echo :SQLSTATE
+RESET ROLE;
+DROP ROLE regress_ndd_topk_reader;
+DROP FUNCTION pg_temp.compare(regclass), pg_temp.ref(minhash, int);
+DROP TABLE "N parts", nempty, nq, ndocs, ntexts, nbase;

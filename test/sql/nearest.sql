@@ -2,6 +2,8 @@
 -- similarity: the same rows, the same similarities, ties by smaller id,
 -- through no index, an index exact from 0.758 and one of one-row bands.
 SET extra_float_digits = 0;
+-- enable_seqscan = off inflates costs past jit_above_cost: tiny queries would compile
+SET jit = off;
 \set SHOW_CONTEXT never
 
 -- 1,200 documents: 300 families of a base and three edited copies (the

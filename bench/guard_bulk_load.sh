@@ -6,9 +6,10 @@
 #
 # into docs(id bigint PRIMARY KEY, body text, mh minhash) with a GIN
 # minhash_ops(threshold = 0.69) index created before the load, with the
-# trigger ndd_reject_near_duplicates('mh', '0.8') ("guarded") and without
-# it ("unguarded"), for each size and for two index variants: the default
-# options (fastupdate on) and fastupdate = off.  staging holds the sketches
+# trigger ndd_reject_near_duplicates('mh', '0.8') fired BEFORE each row,
+# fired AFTER each row, and without it ("unguarded"), for each size and for
+# two index variants: the default options (fastupdate on) and
+# fastupdate = off.  staging holds the sketches
 # already, so both loads copy the same rows.  The documents are 300 words
 # from the corpus (bench/corpus.py: the first 300 words of documents that
 # have 300, 150 of them distinct), with their words shuffled, so none is a
@@ -16,9 +17,8 @@
 # trigger's action is 'error', so a near-duplicate would fail the load).
 #
 # Every load goes into a freshly created table, after a CHECKPOINT; the
-# guarded and the unguarded load of a variant take turns within each
-# repetition (which goes first alternates), so each ratio is taken within
-# one repetition.  After each load, gin_clean_pending_list() times the index
+# three loads of a variant take turns within each repetition (the order
+# rotates), so each ratio is taken within one repetition.  After each load, gin_clean_pending_list() times the index
 # work a load left in the pending list for later.  Prints, per size and
 # variant, the median seconds of both loads (and with that later work), the median ratio (the target: a guarded load of 100,000 rows
 # within 2x the unguarded one, linear in rows, with the default options),
@@ -77,25 +77,26 @@ commit=$(git -C "$NDD_TOP" describe --always --dirty 2>/dev/null || echo unknown
 say "sketching"
 psql -v part=setup -f "$sql" || exit 1
 
-# One load into a fresh docs: $1 rows, $2 rep, $3 fastupdate, $4 guarded.
+# One load into a fresh docs: $1 rows, $2 rep, $3 fastupdate, $4 guard
+# (none, before, after).
 # The clock is the server's, read just before the INSERT and after its
 # commit.
 load() {
-	psql -c "CALL bench_reset($3, $4)" -c "CHECKPOINT" || return 1
-	psql -At -v rows="$1" -v rep="$2" -v fastupdate="$3" -v guarded="$4" <<'EOF' >&2
+	psql -c "CALL bench_reset($3, '$4')" -c "CHECKPOINT" || return 1
+	psql -At -v rows="$1" -v rep="$2" -v fastupdate="$3" -v guard="$4" <<'EOF' >&2
 SELECT clock_timestamp() AS t0 \gset
 INSERT INTO docs SELECT id, body, mh FROM staging;
 SELECT clock_timestamp() AS t1 \gset
 -- the index work the load left in the pending list, for later
 SELECT gin_clean_pending_list('docs_mh_idx') AS pending_pages \gset
 INSERT INTO bench_run
-SELECT :rows, :rep, :fastupdate, :guarded, extract(epoch FROM :'t1'::timestamptz - :'t0'::timestamptz),
+SELECT :rows, :rep, :fastupdate, :'guard', extract(epoch FROM :'t1'::timestamptz - :'t0'::timestamptz),
 	   extract(epoch FROM clock_timestamp() - :'t1'::timestamptz),
 	   (SELECT count(*) FROM docs), pg_relation_size('docs_mh_idx'),
 	   (SELECT count(*) FROM ndd_near_duplicate_locks), pg_total_relation_size('ndd_near_duplicate_locks')
 RETURNING format('%s rows, rep %s, fastupdate %s, %-9s %s s, then %s s of pending list', rows, rep,
 				 CASE WHEN fastupdate THEN 'on ' ELSE 'off' END,
-				 CASE WHEN guarded THEN 'guarded' ELSE 'unguarded' END, to_char(seconds, 'FM99990.00'),
+				 CASE WHEN guard = 'none' THEN 'unguarded' ELSE guard END, to_char(seconds, 'FM99990.00'),
 				 to_char(cleanup_seconds, 'FM99990.00'));
 EOF
 }
@@ -105,7 +106,11 @@ for n in $sizes; do
 	psql -c "CALL bench_staging($n)" -c "VACUUM ANALYZE staging" || exit 1
 	for rep in $(seq "$runs"); do
 		for fu in true false; do
-			if [ $((rep % 2)) -eq 1 ]; then order="false true"; else order="true false"; fi
+			case $((rep % 3)) in
+			1) order="none before after" ;;
+			2) order="before after none" ;;
+			*) order="after none before" ;;
+			esac
 			for g in $order; do
 				load "$n" "$rep" "$fu" "$g" || exit 1
 			done

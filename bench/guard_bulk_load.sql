@@ -58,7 +58,7 @@ CREATE TABLE bench_run (
 	rows bigint,
 	rep int,
 	fastupdate boolean,
-	guarded boolean,
+	guard text,					-- 'none', or the trigger's timing: 'before', 'after'
 	seconds float8,				-- the INSERT ... SELECT, commit included
 	cleanup_seconds float8,		-- then gin_clean_pending_list(): work left for later
 	loaded bigint,				-- rows in docs afterwards
@@ -76,9 +76,9 @@ BEGIN
 END $$;
 
 -- A fresh docs with its index created before the load, default options or
--- fastupdate = off, and the guard if guarded; no tokens left from the last
--- load.
-CREATE PROCEDURE bench_reset(fastupdate boolean, guarded boolean)
+-- fastupdate = off, and the guard fired BEFORE or AFTER each row, or none;
+-- no tokens left from the last load.
+CREATE PROCEDURE bench_reset(fastupdate boolean, guard text)
 LANGUAGE plpgsql AS $$
 BEGIN
 	DROP TABLE IF EXISTS docs;
@@ -89,9 +89,14 @@ BEGIN
 		CREATE INDEX docs_mh_idx ON docs USING gin (mh minhash_ops(threshold = 0.69))
 			WITH (fastupdate = off);
 	END IF;
-	IF guarded THEN
+	IF guard = 'before' THEN
 		CREATE TRIGGER docs_no_near_duplicates BEFORE INSERT OR UPDATE ON docs
 			FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('mh', '0.8');
+	ELSIF guard = 'after' THEN
+		CREATE TRIGGER docs_no_near_duplicates AFTER INSERT OR UPDATE ON docs
+			FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('mh', '0.8');
+	ELSIF guard <> 'none' THEN
+		RAISE 'unknown guard %', guard;
 	END IF;
 	TRUNCATE ndd_near_duplicate_locks;
 END $$;
@@ -108,12 +113,12 @@ SELECT max(rep) AS reps FROM bench_run \gset
 \echo '  docs(id bigint PRIMARY KEY, body text, mh minhash), GIN (mh minhash_ops(threshold = 0.69)) created before the load'
 \echo '  load: INSERT INTO docs SELECT id, body, mh FROM staging, one statement; staging holds' :avg_bytes 'byte documents of 300 words'
 \echo '  (shuffled: none is a near-duplicate of another) and their' :mh_bytes 'byte sketches'
-\echo '  guarded: BEFORE INSERT OR UPDATE trigger ndd_reject_near_duplicates(''mh'', ''0.8''); unguarded: the same table and index without it'
+\echo '  guard: trigger ndd_reject_near_duplicates(''mh'', ''0.8'') fired BEFORE or AFTER INSERT OR UPDATE FOR EACH ROW; unguarded: the same table and index without it'
 \echo '  each figure: median over' :reps 'repetitions, each a fresh table; guarded and unguarded take turns within a repetition'
 \echo '  ratio: guarded / unguarded seconds in the same repetition.  Target: <= 2 at 100,000 rows, default options, linear in rows'
 \echo '  with pending: each load followed by gin_clean_pending_list(), the index work fastupdate leaves for later'
 \echo
-SELECT rows, CASE WHEN fastupdate THEN 'on (default)' ELSE 'off' END AS fastupdate,
+SELECT rows, CASE WHEN fastupdate THEN 'on (default)' ELSE 'off' END AS fastupdate, guard,
 	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY u)::numeric, 2) AS unguarded_s,
 	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY g)::numeric, 2) AS guarded_s,
 	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY g / u)::numeric, 2) AS ratio,
@@ -122,22 +127,21 @@ SELECT rows, CASE WHEN fastupdate THEN 'on (default)' ELSE 'off' END AS fastupda
 	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY (g + gc) / uc)::numeric, 2) AS ratio_with_pending,
 	   round((percentile_cont(0.5) WITHIN GROUP (ORDER BY u) * 1e6 / rows)::numeric) AS us_per_row_unguarded,
 	   round((percentile_cont(0.5) WITHIN GROUP (ORDER BY g) * 1e6 / rows)::numeric) AS us_per_row_guarded
-FROM (SELECT rows, rep, fastupdate,
-			 max(seconds) FILTER (WHERE NOT guarded) AS u,
-			 max(seconds) FILTER (WHERE guarded) AS g,
-			 max(seconds + cleanup_seconds) FILTER (WHERE NOT guarded) AS uc,
-			 max(cleanup_seconds) FILTER (WHERE guarded) AS gc
-	  FROM bench_run GROUP BY rows, rep, fastupdate) AS r
-GROUP BY rows, fastupdate ORDER BY rows, fastupdate DESC;
+FROM (SELECT b.rows, b.rep, b.fastupdate, b.guard, u.seconds AS u, b.seconds AS g,
+			 u.seconds + u.cleanup_seconds AS uc, b.cleanup_seconds AS gc
+	  FROM bench_run AS b
+	  JOIN bench_run AS u ON u.rows = b.rows AND u.rep = b.rep AND u.fastupdate = b.fastupdate
+	  WHERE u.guard = 'none' AND b.guard <> 'none') AS r
+GROUP BY rows, fastupdate, guard ORDER BY rows, fastupdate DESC, guard DESC;
 
 \echo 'After the loads of' :largest 'rows (median over repetitions): the index, and the guard''s token table'
 SELECT CASE WHEN fastupdate THEN 'on (default)' ELSE 'off' END AS fastupdate,
-	   CASE WHEN guarded THEN 'guarded' ELSE 'unguarded' END AS load,
+	   guard,
 	   pg_size_pretty(percentile_disc(0.5) WITHIN GROUP (ORDER BY index_bytes)) AS index_size,
 	   percentile_disc(0.5) WITHIN GROUP (ORDER BY token_rows) AS token_rows,
 	   pg_size_pretty(percentile_disc(0.5) WITHIN GROUP (ORDER BY token_bytes)) AS ndd_near_duplicate_locks
 FROM bench_run WHERE rows = :largest
-GROUP BY fastupdate, guarded ORDER BY fastupdate DESC, guarded;
+GROUP BY fastupdate, guard ORDER BY fastupdate DESC, guard DESC;
 
 SELECT count(*) AS short, count(*) > 0 AS any_short FROM bench_run WHERE loaded <> rows \gset
 \if :any_short

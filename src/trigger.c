@@ -5,6 +5,17 @@
  *		is a near-duplicate of a row already in the table, correctly under
  *		concurrency, optionally verified by the exact Jaccard of the texts.
  *
+ * BEFORE or AFTER
+ * ---------------
+ * Fired BEFORE, the trigger can skip a row, but each row of a statement is
+ * checked before the next is stored, so a GIN index's pending list must be
+ * moved into the tree for every row (a lookup reads the whole list).  Fired
+ * AFTER (action 'error' only), it checks once the statement has stored all
+ * its rows, which the index took in its pending list as cheaply as without
+ * the trigger; the first check moves the list in one batch and the rest
+ * find it empty.  The lookup then finds the row itself, and leaves it out
+ * by its ctid.
+ *
  * Why a lookup alone is not enough
  * --------------------------------
  * A check cannot see a row that another transaction has not committed, so
@@ -936,7 +947,8 @@ CheckRuleLimit(Trigger *trigger, const NearDuplicateRule *rule)
  * (sketch_column [, threshold | max_distance [, action [, verify_column]]])
  */
 static void
-ParseRule(Trigger *trigger, Relation rel, Oid nsp, Oid *sketch_type, NearDuplicateRule *rule)
+ParseRule(Trigger *trigger, Relation rel, Oid nsp, bool after, Oid *sketch_type,
+		  NearDuplicateRule *rule)
 {
 	const char *fname = GUARD_FUNCTION_NAME;
 	TupleDesc	tupdesc = RelationGetDescr(rel);
@@ -959,7 +971,7 @@ ParseRule(Trigger *trigger, Relation rel, Oid nsp, Oid *sketch_type, NearDuplica
 				 errmsg("column \"%s\" of relation \"%s\" is not of type minhash or simhash",
 						trigger->tgargs[0], RelationGetRelationName(rel))));
 	rule->simhash = (*sketch_type == simhash_type);
-	if (TupleDescAttr(tupdesc, rule->sketch_attnum - 1)->attgenerated)
+	if (!after && TupleDescAttr(tupdesc, rule->sketch_attnum - 1)->attgenerated)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("column \"%s\" of relation \"%s\" is a generated column",
@@ -999,6 +1011,12 @@ ParseRule(Trigger *trigger, Relation rel, Oid nsp, Oid *sketch_type, NearDuplica
 	{
 		if (strcmp(trigger->tgargs[2], "error") == 0)
 			rule->action = ACTION_ERROR;
+		else if (strcmp(trigger->tgargs[2], "skip") == 0 && after)
+			ereport(ERROR,
+					(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+					 errmsg("action \"skip\" of trigger \"%s\" needs a BEFORE trigger",
+							trigger->tgname),
+					 errdetail("An AFTER trigger fires once the row is stored, too late to leave it out.")));
 		else if (strcmp(trigger->tgargs[2], "skip") == 0)
 			rule->action = ACTION_SKIP;
 		else
@@ -1056,27 +1074,32 @@ ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
 	char	   *distance = NULL;
 	MemoryContext outer;
 	SPIPlanPtr	check;
+	bool		after;
+	Datum		result;
 
-	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BEFORE(td->tg_event) ||
+	if (!CALLED_AS_TRIGGER(fcinfo) || TRIGGER_FIRED_INSTEAD(td->tg_event) ||
 		!TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
 		!(TRIGGER_FIRED_BY_INSERT(td->tg_event) || TRIGGER_FIRED_BY_UPDATE(td->tg_event)))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("function \"%s\" must be fired BEFORE INSERT OR UPDATE FOR EACH ROW",
+				 errmsg("function \"%s\" must be fired BEFORE or AFTER INSERT OR UPDATE FOR EACH ROW",
 						GUARD_FUNCTION_NAME)));
 
 	trigger = td->tg_trigger;
 	rel = td->tg_relation;
 	tupdesc = RelationGetDescr(rel);
 	newtuple = TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? td->tg_newtuple : td->tg_trigtuple;
+	after = TRIGGER_FIRED_AFTER(td->tg_event);
+	/* what an AFTER trigger returns is ignored */
+	result = after ? (Datum) 0 : PointerGetDatum(newtuple);
 
 	/* everything we call lives in this function's schema */
 	nsp = get_func_namespace(trigger->tgfoid);
-	ParseRule(trigger, rel, nsp, &sketch_type, &rule);
+	ParseRule(trigger, rel, nsp, after, &sketch_type, &rule);
 
 	value = SPI_getbinval(newtuple, tupdesc, rule.sketch_attnum, &isnull);
 	if (isnull)
-		return PointerGetDatum(newtuple);
+		return result;
 	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
 	{
 		bool		oldnull;
@@ -1094,12 +1117,13 @@ ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
 			same = oldnull == newnull && (oldnull || datumIsEqual(old_text, new_text, false, -1));
 		}
 		if (same)
-			return PointerGetDatum(newtuple);
+			return result;
 	}
 
 	memset(nulls, ' ', sizeof(nulls));
 	args[0] = value;
-	args[2] = PointerGetDatum(&td->tg_trigtuple->t_self);
+	/* the row itself, which an AFTER trigger's lookup finds */
+	args[2] = PointerGetDatum(after ? &newtuple->t_self : &td->tg_trigtuple->t_self);
 	args[3] = (Datum) 0;
 	nulls[3] = 'n';
 	args[4] = Int32GetDatum(NDD_SHINGLE_SIZE_DEFAULT);
@@ -1154,7 +1178,7 @@ ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
 	/* 2. look for a near-duplicate, through the index when there is one */
 	for (int i = 0; i < plans->ngin_indexes; i++)
 		BoundPendingList(plans->gin_indexes[i]);
-	check = TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? plans->check_update : plans->check_insert;
+	check = (after || TRIGGER_FIRED_BY_UPDATE(td->tg_event)) ? plans->check_update : plans->check_insert;
 	if (IsolationUsesXactSnapshot())
 	{
 		/*
@@ -1225,5 +1249,5 @@ ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
 				 errtablecol(rel, rule.sketch_attnum)));
 	}
 	SPI_finish();
-	return PointerGetDatum(newtuple);
+	return result;
 }

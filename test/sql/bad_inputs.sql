@@ -114,7 +114,7 @@ CREATE TRIGGER guard BEFORE INSERT ON ok_docs FOR EACH ROW EXECUTE FUNCTION ndd_
 INSERT INTO ok_docs VALUES (2, 'one two three four five six', minhash_sketch('one two three four five six'));
 \echo :SQLSTATE
 DROP TRIGGER guard ON ok_docs;
-CREATE TRIGGER after_guard AFTER INSERT ON ok_docs FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('mh');
+CREATE TRIGGER after_guard AFTER INSERT ON ok_docs FOR EACH STATEMENT EXECUTE FUNCTION ndd_reject_near_duplicates('mh');
 INSERT INTO ok_docs VALUES (3, 'x', minhash_sketch('x'));
 \echo :SQLSTATE
 DROP TRIGGER after_guard ON ok_docs;

@@ -76,10 +76,48 @@ INSERT INTO "Odd Schema"."Odd Table" VALUES (2, public.minhash_sketch(public.tex
 \echo :SQLSTATE
 RESET search_path;
 
+-- fired AFTER each row: a statement stores all its rows, then each is
+-- checked against the others and the table, leaving itself out
+CREATE TABLE adocs (id int PRIMARY KEY, body text,
+                    sketch minhash GENERATED ALWAYS AS (minhash_sketch(body)) STORED);
+CREATE INDEX ON adocs USING gin (sketch minhash_ops);
+-- a generated sketch works here: it is computed before AFTER triggers
+CREATE TRIGGER no_near_duplicates AFTER INSERT OR UPDATE ON adocs
+    FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('sketch', '0.8');
+CREATE FUNCTION words_of(n int) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+    SELECT string_agg(md5((n * 100 + i)::text), ' ') FROM generate_series(1, 20) i $$;
+INSERT INTO adocs (id, body) SELECT g, words_of(g) FROM generate_series(1, 40) g;
+SELECT count(*) FROM adocs;
+-- a near-duplicate inside one statement fails it as a whole
+INSERT INTO adocs (id, body) VALUES (41, text_of('gamma')), (42, 'unrelated words here'), (43, text_of('gamma') || ' extra');
+\echo :SQLSTATE
+-- and of a stored row, with the index's pending list not yet moved
+INSERT INTO adocs (id, body) VALUES (44, 'more unrelated words'), (45, words_of(7) || ' x');
+\echo :SQLSTATE
+SELECT count(*) FROM adocs;
+-- updates: unchanged, changed to something new, changed into a copy
+UPDATE adocs SET id = id + 100 WHERE id = 3;
+UPDATE adocs SET body = 'something else entirely now' WHERE id = 4;
+UPDATE adocs SET body = (SELECT body FROM adocs WHERE id = 5) || ' x' WHERE id = 6;
+\echo :SQLSTATE
+-- skipping needs a BEFORE trigger
+CREATE TRIGGER skipper AFTER INSERT ON adocs
+    FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('sketch', '0.8', 'skip');
+INSERT INTO adocs (id, body) VALUES (50, 'fifty');
+\echo :SQLSTATE
+DROP TRIGGER skipper ON adocs;
+-- the same checks as without the index
+DROP INDEX adocs_sketch_idx;
+INSERT INTO adocs (id, body) VALUES (41, text_of('gamma')), (43, text_of('gamma') || ' extra');
+\echo :SQLSTATE
+INSERT INTO adocs (id, body) VALUES (41, text_of('gamma'));
+SELECT count(*) FROM adocs;
+
 -- misuse
 CREATE TABLE misuse (id int, sketch minhash, body text, gen minhash GENERATED ALWAYS AS (minhash_sketch(body)) STORED);
-CREATE TRIGGER t AFTER INSERT ON misuse FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('sketch');
+CREATE TRIGGER t AFTER DELETE ON misuse FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('sketch');
 INSERT INTO misuse (id) VALUES (1);
+DELETE FROM misuse;
 \echo :SQLSTATE
 DROP TRIGGER t ON misuse;
 CREATE TRIGGER t BEFORE INSERT ON misuse FOR EACH STATEMENT EXECUTE FUNCTION ndd_reject_near_duplicates('sketch');

@@ -1104,6 +1104,54 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ndd_colliding(bigint[], bytea, int) IS
 'the keys that may occur more than once in the set ndd_colliding_keys saw, leaving out the drop_frequent most frequent (prefix filtering)';
 
+-- Discovery across shards (postgres_fdw partitions): every shard returns its
+-- whole filter state, both bitmaps and the counters, of one size the
+-- coordinator chose, and the coordinator merges them into the filter
+-- (src/key_filter.c).
+CREATE FUNCTION ndd_key_filter_bits(expected_keys bigint)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'ndd_key_filter_bits'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION ndd_key_filter_bits(bigint) IS
+'bits per bitmap of a key filter for that many keys within work_mem: the filter_bits of ndd_colliding_keys_partial';
+
+CREATE FUNCTION ndd_colliding_keys_partial_transfn(internal, bigint[], bigint)
+RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION ndd_colliding_keys_merge_transfn(internal, bytea)
+RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+
+COMMENT ON FUNCTION ndd_colliding_keys_partial_transfn(internal, bigint[], bigint) IS 'internal: ndd_colliding_keys_partial transition';
+COMMENT ON FUNCTION ndd_colliding_keys_merge_transfn(internal, bytea) IS 'internal: ndd_colliding_keys_merge transition';
+
+CREATE AGGREGATE ndd_colliding_keys_partial(keys bigint[], filter_bits bigint) (
+    SFUNC = ndd_colliding_keys_partial_transfn,
+    STYPE = internal,
+    FINALFUNC = ndd_colliding_keys_serialfn,
+    COMBINEFUNC = ndd_colliding_keys_combinefn,
+    SERIALFUNC = ndd_colliding_keys_serialfn,
+    DESERIALFUNC = ndd_colliding_keys_deserialfn,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE ndd_colliding_keys_partial(bigint[], bigint) IS
+'the whole state of a key filter of filter_bits bits over these keys, for ndd_colliding_keys_merge (one per shard)';
+
+CREATE AGGREGATE ndd_colliding_keys_merge(partial bytea) (
+    SFUNC = ndd_colliding_keys_merge_transfn,
+    STYPE = internal,
+    FINALFUNC = ndd_colliding_keys_finalfn,
+    COMBINEFUNC = ndd_colliding_keys_combinefn,
+    SERIALFUNC = ndd_colliding_keys_serialfn,
+    DESERIALFUNC = ndd_colliding_keys_deserialfn,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE ndd_colliding_keys_merge(bytea) IS
+'the key filter of the union of the key sets that ndd_colliding_keys_partial states describe, as ndd_colliding_keys would make it; for ndd_colliding';
+
 -- Every pair of rows at or above the threshold, without comparing all pairs.
 -- Rows meet through bucket keys that every qualifying pair shares (minhash:
 -- the bands of a banding exact at the threshold; simhash: block keys, by
@@ -1160,6 +1208,14 @@ DECLARE
     score text;             -- similarity and distance of sketches s.sa, s.sb
     keep text;              -- which candidates qualify
     collisions bytea;
+    -- across shards: the leaf partitions, when one is a foreign table
+    leaves regclass[];
+    sharded boolean;
+    filter_bits bigint;
+    rows_of text := tbl::pg_catalog.text;   -- where stages 2-4 read sketches, and
+    row_id name := id_column;               -- the id column there
+    texts_of text := tbl::pg_catalog.text;  -- where verification reads texts
+    text_id name := id_column;
     started timestamptz := pg_catalog.clock_timestamp();
     n bigint;
     q text;
@@ -1208,6 +1264,17 @@ BEGIN
         END IF;
     END IF;
 
+    -- A table partitioned over postgres_fdw shards: each shard computes its
+    -- keys and its part of the filter, and sends only the rows that have a
+    -- key that may collide (see "Across shards" in README)
+    SELECT pg_catalog.array_agg(p.relid ORDER BY p.relid),
+           pg_catalog.bool_or(c.relkind OPERATOR(pg_catalog.=) 'f'::pg_catalog."char")
+    INTO leaves, sharded
+    FROM pg_catalog.pg_partition_tree(tbl) p
+    JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) p.relid
+    WHERE p.isleaf;
+    sharded := coalesce(sharded, false);
+
     IF is_simhash THEN
         IF k IS NULL OR k < 0 OR k > 6 THEN
             RAISE EXCEPTION 'max_distance % is out of range', k
@@ -1236,15 +1303,31 @@ BEGIN
             USING probe INTO num_perm, unit, shingle_size, seed;
         -- one banding suits one kind of sketch: every sketch must be made
         -- like the first, or pairs among the others would be missed
-        EXECUTE pg_catalog.format($q$
-            SELECT pg_catalog.format('num_perm=%%s, unit=%%s, shingle_size=%%s, seed=%%s',
-                                     m.num_perm, m.unit, m.shingle_size, m.seed)
-            FROM %1$s t, %2$I.minhash_settings(t.%3$I) m
-            WHERE t.%3$I IS NOT NULL
-              AND (m.num_perm OPERATOR(pg_catalog.<>) $1 OR m.unit OPERATOR(pg_catalog.<>) $2
-                   OR m.shingle_size OPERATOR(pg_catalog.<>) $3 OR m.seed OPERATOR(pg_catalog.<>) $4)
-            LIMIT 1$q$, tbl, ndd, sketch_column)
-            USING num_perm, unit, shingle_size, seed INTO other;
+        IF sharded THEN
+            -- each shard sends the settings of its sketches once
+            SELECT pg_catalog.string_agg(pg_catalog.format(
+                       'SELECT %1$I.minhash_settings(t.%2$I) AS m FROM ONLY %3$s t WHERE t.%2$I IS NOT NULL GROUP BY 1',
+                       ndd, sketch_column, leaf), ' UNION ALL ')
+            INTO q FROM pg_catalog.unnest(leaves) leaf;
+            EXECUTE pg_catalog.format($q$
+                SELECT pg_catalog.format('num_perm=%%s, unit=%%s, shingle_size=%%s, seed=%%s',
+                                         (s.m).num_perm, (s.m).unit, (s.m).shingle_size, (s.m).seed)
+                FROM (%1$s) s
+                WHERE (s.m).num_perm OPERATOR(pg_catalog.<>) $1 OR (s.m).unit OPERATOR(pg_catalog.<>) $2
+                   OR (s.m).shingle_size OPERATOR(pg_catalog.<>) $3 OR (s.m).seed OPERATOR(pg_catalog.<>) $4
+                LIMIT 1$q$, q)
+                USING num_perm, unit, shingle_size, seed INTO other;
+        ELSE
+            EXECUTE pg_catalog.format($q$
+                SELECT pg_catalog.format('num_perm=%%s, unit=%%s, shingle_size=%%s, seed=%%s',
+                                         m.num_perm, m.unit, m.shingle_size, m.seed)
+                FROM %1$s t, %2$I.minhash_settings(t.%3$I) m
+                WHERE t.%3$I IS NOT NULL
+                  AND (m.num_perm OPERATOR(pg_catalog.<>) $1 OR m.unit OPERATOR(pg_catalog.<>) $2
+                       OR m.shingle_size OPERATOR(pg_catalog.<>) $3 OR m.seed OPERATOR(pg_catalog.<>) $4)
+                LIMIT 1$q$, tbl, ndd, sketch_column)
+                USING num_perm, unit, shingle_size, seed INTO other;
+        END IF;
         IF other IS NOT NULL THEN
             RAISE EXCEPTION 'column "%" of relation % holds minhash sketches made in different ways', sketch_column, tbl
                 USING ERRCODE = 'invalid_parameter_value',
@@ -1286,14 +1369,33 @@ BEGIN
     -- (reltuples -1), a view or a partitioned table is counted, or the
     -- filter would take all of work_mem however few its rows
     SELECT c.reltuples::pg_catalog.int8 INTO n FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) tbl;
-    IF n IS NULL OR n <= 0 THEN
-        EXECUTE pg_catalog.format('SELECT pg_catalog.count(*) FROM %s t WHERE t.%I IS NOT NULL', tbl, sketch_column)
-            INTO n;
+    IF sharded THEN
+        -- every shard counts its rows, and makes its whole filter state
+        -- (both bitmaps, of one size) for the coordinator to merge: a key
+        -- seen once on each of two shards collides
+        SELECT pg_catalog.string_agg(pg_catalog.format(
+                   'SELECT pg_catalog.count(*) AS n FROM ONLY %s t WHERE t.%I IS NOT NULL', leaf, sketch_column),
+                   ' UNION ALL ')
+        INTO q FROM pg_catalog.unnest(leaves) leaf;
+        EXECUTE pg_catalog.format('SELECT pg_catalog.sum(s.n)::pg_catalog.int8 FROM (%s) s', q) INTO n;
+        SELECT pg_catalog.string_agg(pg_catalog.format(
+                   'SELECT %1$I.ndd_colliding_keys_partial(%2$s, $1) AS partial FROM ONLY %3$s t WHERE t.%4$I IS NOT NULL',
+                   ndd, keys_of, leaf, sketch_column), ' UNION ALL ')
+        INTO q FROM pg_catalog.unnest(leaves) leaf;
+        EXECUTE pg_catalog.format('SELECT %I.ndd_key_filter_bits($1)', ndd)
+            USING GREATEST(n, 1) * keys_per_row INTO filter_bits;
+        EXECUTE pg_catalog.format('SELECT %I.ndd_colliding_keys_merge(s.partial) FROM (%s) s', ndd, q)
+            USING filter_bits INTO collisions;
+    ELSE
+        IF n IS NULL OR n <= 0 THEN
+            EXECUTE pg_catalog.format('SELECT pg_catalog.count(*) FROM %s t WHERE t.%I IS NOT NULL', tbl, sketch_column)
+                INTO n;
+        END IF;
+        EXECUTE pg_catalog.format('SELECT %I.ndd_colliding_keys(%s, $1) FROM %s t WHERE t.%I IS NOT NULL',
+                                  ndd, keys_of, tbl, sketch_column)
+            USING GREATEST(n, 1) * keys_per_row
+            INTO collisions;
     END IF;
-    EXECUTE pg_catalog.format('SELECT %I.ndd_colliding_keys(%s, $1) FROM %s t WHERE t.%I IS NOT NULL',
-                              ndd, keys_of, tbl, sketch_column)
-        USING GREATEST(n, 1) * keys_per_row
-        INTO collisions;
     IF progress THEN
         RAISE NOTICE 'ndd: 1/4 keys counted, in a filter of % kB for about % rows',
             pg_catalog.octet_length(collisions) / 1024, n
@@ -1307,6 +1409,33 @@ BEGIN
     IF pg_catalog.to_regclass('pg_temp.ndd_pair_candidates') IS NOT NULL THEN
         DROP TABLE pg_temp.ndd_pair_candidates;
     END IF;
+    IF pg_catalog.to_regclass('pg_temp.ndd_pair_rows') IS NOT NULL THEN
+        DROP TABLE pg_temp.ndd_pair_rows;
+    END IF;
+    IF pg_catalog.to_regclass('pg_temp.ndd_pair_texts') IS NOT NULL THEN
+        DROP TABLE pg_temp.ndd_pair_texts;
+    END IF;
+    IF sharded THEN
+        -- only the rows with as many keys that may collide as a pair must
+        -- share leave their shard: the filter is shipped in each shard's
+        -- query, which applies it there
+        EXECUTE pg_catalog.format($q$
+            CREATE TEMP TABLE ndd_pair_rows AS
+            SELECT t.%2$I::pg_catalog.int8 AS ndd_pair_id, t.%5$I
+            FROM %1$s t
+            WHERE t.%5$I IS NOT NULL
+              AND pg_catalog.cardinality(%3$I.ndd_colliding(%4$s, $1, 0::pg_catalog.int4))
+                  OPERATOR(pg_catalog.>=) $2$q$,
+            tbl, id_column, ndd, keys_of, sketch_column)
+            USING collisions, required;
+        GET DIAGNOSTICS n = ROW_COUNT;
+        rows_of := 'pg_temp.ndd_pair_rows';
+        row_id := 'ndd_pair_id';
+        IF progress THEN
+            RAISE NOTICE 'ndd: 2/4 % rows sent by the shards', n
+                USING DETAIL = pg_catalog.format('%s so far', pg_catalog.clock_timestamp() - started);
+        END IF;
+    END IF;
     EXECUTE pg_catalog.format('CREATE TEMP TABLE ndd_pair_keys (id pg_catalog.int8, key pg_catalog.int8, summary %s)',
                               summary_type);
     EXECUTE pg_catalog.format($q$
@@ -1314,7 +1443,7 @@ BEGIN
         SELECT t.%2$I::pg_catalog.int8, c.key, %6$s
         FROM %1$s t,
              pg_catalog.unnest(%3$I.ndd_colliding(%4$s, $1, $2)) c(key)
-        WHERE t.%5$I IS NOT NULL$q$, tbl, id_column, ndd, keys_of, sketch_column, summary)
+        WHERE t.%5$I IS NOT NULL$q$, rows_of, row_id, ndd, keys_of, sketch_column, summary)
         USING collisions, required - 1;
     GET DIAGNOSTICS n = ROW_COUNT;
     ANALYZE pg_temp.ndd_pair_keys;
@@ -1335,6 +1464,20 @@ BEGIN
     GET DIAGNOSTICS n = ROW_COUNT;
     DROP TABLE pg_temp.ndd_pair_keys;
     ANALYZE pg_temp.ndd_pair_candidates;
+    IF sharded AND verify_column IS NOT NULL THEN
+        -- the texts of the candidates only, fetched by id from each shard
+        EXECUTE pg_catalog.format($q$
+            CREATE TEMP TABLE ndd_pair_texts AS
+            SELECT t.%2$I::pg_catalog.int8 AS ndd_pair_id, t.%3$I
+            FROM %1$s t
+            WHERE t.%2$I::pg_catalog.int8 OPERATOR(pg_catalog.=) ANY ($1)$q$,
+            tbl, id_column, verify_column)
+            USING (SELECT pg_catalog.array_agg(DISTINCT u.id)
+                   FROM (SELECT c.a FROM pg_temp.ndd_pair_candidates c
+                         UNION ALL SELECT c.b FROM pg_temp.ndd_pair_candidates c) u(id));
+        texts_of := 'pg_temp.ndd_pair_texts';
+        text_id := 'ndd_pair_id';
+    END IF;
     IF progress THEN
         RAISE NOTICE 'ndd: 3/4 % candidate pairs', n
             USING DETAIL = pg_catalog.format('%s so far', pg_catalog.clock_timestamp() - started);
@@ -1350,7 +1493,7 @@ BEGIN
         LATERAL (SELECT %4$s, %5$s FROM (SELECT ta.%3$I AS sa, tb.%3$I AS sb) s
                  OFFSET 0) v(similarity, distance, qualifies)
         WHERE v.qualifies$q$,
-        tbl, id_column, sketch_column, score, keep);
+        rows_of, row_id, sketch_column, score, keep);
     IF verify_column IS NOT NULL THEN
         -- exact Jaccard of the texts, shingled as the sketches were
         -- (minhash_settings; simhash candidates use jaccard()'s defaults)
@@ -1364,11 +1507,17 @@ BEGIN
             -- keeps the planner from copying the call into the filter)
             LATERAL (SELECT %4$I.jaccard(ta.%2$I, tb.%2$I, $2, $3) AS j OFFSET 0) v
             WHERE v.j OPERATOR(pg_catalog.>=) $1$q$,
-            q, verify_column, tbl, ndd, id_column);
+            q, verify_column, texts_of, ndd, text_id);
     END IF;
     RETURN QUERY EXECUTE q USING t, coalesce(shingle_size, 5), coalesce(unit, 'word');
     GET DIAGNOSTICS n = ROW_COUNT;
     DROP TABLE pg_temp.ndd_pair_candidates;
+    IF sharded THEN
+        DROP TABLE pg_temp.ndd_pair_rows;
+        IF verify_column IS NOT NULL THEN
+            DROP TABLE pg_temp.ndd_pair_texts;
+        END IF;
+    END IF;
     IF progress THEN
         RAISE NOTICE 'ndd: 4/4 % pairs', n
             USING DETAIL = pg_catalog.format('%s so far', pg_catalog.clock_timestamp() - started);

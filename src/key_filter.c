@@ -31,6 +31,16 @@
  * The bitmaps and counters take at most work_mem, and are sized for the
  * expected number of keys when the caller knows it, so a small table does
  * not allocate (and zero) all of work_mem.
+ *
+ * Across shards
+ * -------------
+ * A key seen once on each of two shards collides, which no shard's own
+ * filter can tell.  So each shard returns its whole state, both bitmaps and
+ * the counters (ndd_colliding_keys_partial, an aggregate postgres_fdw runs
+ * on the shard), and the coordinator merges the states into the filter
+ * (ndd_colliding_keys_merge), as parallel workers' states are combined.
+ * The states must have one size: the coordinator chooses it
+ * (ndd_key_filter_bits) and passes it to every shard.
  */
 #include "postgres.h"
 
@@ -172,6 +182,23 @@ KeysOf(ArrayType *keys, int *n)
 	return (int64 *) ARR_DATA_PTR(keys);
 }
 
+/* Add b's keys to a (same sizes): seen in both is seen again; counts add up. */
+static void
+MergeInto(KeyFilterState *a, const KeyFilterState *b)
+{
+	Size		n = BitmapBytes(&a->size);
+
+	for (Size i = 0; i < n; i++)
+	{
+		a->again[i] |= b->again[i] | (a->seen[i] & b->seen[i]);
+		a->seen[i] |= b->seen[i];
+		if ((i & 0xFFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	for (Size i = 0; i < a->size.ncounters; i++)
+		a->counts[i] = (uint8) Min(255, (int) a->counts[i] + b->counts[i]);
+}
+
 /* ndd_colliding_keys(keys bigint[], expected_keys bigint) transition */
 PG_FUNCTION_INFO_V1(ndd_colliding_keys_transfn);
 Datum
@@ -205,7 +232,6 @@ ndd_colliding_keys_combinefn(PG_FUNCTION_ARGS)
 	MemoryContext aggcontext;
 	KeyFilterState *a;
 	KeyFilterState *b;
-	Size		n;
 
 	if (!AggCheckCallContext(fcinfo, &aggcontext))
 		elog(ERROR, "ndd_colliding_keys_combinefn called in non-aggregate context");
@@ -223,16 +249,7 @@ ndd_colliding_keys_combinefn(PG_FUNCTION_ARGS)
 	}
 	if (a->size.nbits != b->size.nbits || a->size.ncounters != b->size.ncounters)
 		elog(ERROR, "cannot combine key filters of different sizes");
-	n = BitmapBytes(&a->size);
-	for (Size i = 0; i < n; i++)
-	{
-		a->again[i] |= b->again[i] | (a->seen[i] & b->seen[i]);
-		a->seen[i] |= b->seen[i];
-		if ((i & 0xFFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
-	for (Size i = 0; i < a->size.ncounters; i++)
-		a->counts[i] = (uint8) Min(255, (int) a->counts[i] + b->counts[i]);
+	MergeInto(a, b);
 	PG_RETURN_POINTER(a);
 }
 
@@ -267,13 +284,16 @@ ndd_colliding_keys_deserialfn(PG_FUNCTION_ARGS)
 	KeyFilterState *state;
 	Size		n;
 
-	if (VARSIZE_ANY_EXHDR(in) < sizeof(KeyFilterSize))
-		elog(ERROR, "corrupt key filter state");
-	memcpy(&size, p, sizeof(KeyFilterSize));
-	p += sizeof(KeyFilterSize);
-	if (!FilterSizeIsValid(&size) ||
+	/* it may also come from a shard, through ndd_colliding_keys_merge */
+	if (VARSIZE_ANY_EXHDR(in) >= sizeof(KeyFilterSize))
+		memcpy(&size, p, sizeof(KeyFilterSize));
+	if (VARSIZE_ANY_EXHDR(in) < sizeof(KeyFilterSize) || !FilterSizeIsValid(&size) ||
 		VARSIZE_ANY_EXHDR(in) != sizeof(KeyFilterSize) + 2 * BitmapBytes(&size) + size.ncounters)
-		elog(ERROR, "corrupt key filter state");
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid key filter state"),
+				 errhint("Pass a value made by ndd_colliding_keys_partial().")));
+	p += sizeof(KeyFilterSize);
 	state = NewState(CurrentMemoryContext, size);
 	n = BitmapBytes(&size);
 	memcpy(state->seen, p, n);
@@ -393,4 +413,97 @@ ndd_colliding(PG_FUNCTION_ARGS)
 			kept[nkept++] = Int64GetDatum((int64) counted[i].key);
 	}
 	PG_RETURN_ARRAYTYPE_P(construct_array(kept, nkept, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE));
+}
+
+/*
+ * ndd_key_filter_bits(expected_keys): the bits per bitmap ndd_colliding_keys
+ * would use for that many keys under this session's work_mem, for
+ * ndd_colliding_keys_partial on every shard.
+ */
+PG_FUNCTION_INFO_V1(ndd_key_filter_bits);
+Datum
+ndd_key_filter_bits(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64((int64) FilterSize(PG_GETARG_INT64(0)).nbits);
+}
+
+/* ndd_colliding_keys_partial(keys bigint[], filter_bits bigint) transition */
+PG_FUNCTION_INFO_V1(ndd_colliding_keys_partial_transfn);
+Datum
+ndd_colliding_keys_partial_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext;
+	KeyFilterState *state;
+
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		elog(ERROR, "ndd_colliding_keys_partial_transfn called in non-aggregate context");
+	if (PG_ARGISNULL(0))
+	{
+		KeyFilterSize size;
+
+		if (PG_ARGISNULL(2))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("filter_bits must not be null")));
+		size.nbits = (uint64) PG_GETARG_INT64(2);
+		size.ncounters = size.nbits / KEY_FILTER_BITS_PER_COUNTER;
+		if (PG_GETARG_INT64(2) <= 0 || !FilterSizeIsValid(&size))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("filter_bits " INT64_FORMAT " is not a key filter size", PG_GETARG_INT64(2)),
+					 errhint("Pass a value of ndd_key_filter_bits().")));
+		state = NewState(aggcontext, size);
+	}
+	else
+		state = (KeyFilterState *) PG_GETARG_POINTER(0);
+	if (!PG_ARGISNULL(1))
+	{
+		int			n;
+		int64	   *keys = KeysOf(PG_GETARG_ARRAYTYPE_P(1), &n);
+
+		for (int i = 0; i < n; i++)
+			AddKey(state, (uint64) keys[i]);
+	}
+	PG_RETURN_POINTER(state);
+}
+
+/* ndd_colliding_keys_merge(partial bytea) transition: combine one more state */
+PG_FUNCTION_INFO_V1(ndd_colliding_keys_merge_transfn);
+Datum
+ndd_colliding_keys_merge_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext;
+	MemoryContext old;
+	KeyFilterState *state = PG_ARGISNULL(0) ? NULL : (KeyFilterState *) PG_GETARG_POINTER(0);
+	KeyFilterState *more;
+
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		elog(ERROR, "ndd_colliding_keys_merge_transfn called in non-aggregate context");
+	if (PG_ARGISNULL(1))
+	{
+		if (state == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(state);
+	}
+	/* a state from a shard is checked as a parallel worker's would be */
+	old = MemoryContextSwitchTo(state == NULL ? aggcontext : CurrentMemoryContext);
+	more = (KeyFilterState *) DatumGetPointer(DirectFunctionCall2(ndd_colliding_keys_deserialfn,
+																  PG_GETARG_DATUM(1),
+																  PointerGetDatum(NULL)));
+	MemoryContextSwitchTo(old);
+	if (state == NULL)
+		PG_RETURN_POINTER(more);
+	if (state->size.nbits != more->size.nbits)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot merge key filters of different sizes"),
+				 errdetail("One has " UINT64_FORMAT " bits per bitmap, another " UINT64_FORMAT ".",
+						   state->size.nbits, more->size.nbits),
+				 errhint("Make every partial filter with the same filter_bits.")));
+	MergeInto(state, more);
+	pfree(more->seen);
+	pfree(more->again);
+	pfree(more->counts);
+	pfree(more);
+	PG_RETURN_POINTER(state);
 }

@@ -7,14 +7,13 @@
  *
  * BEFORE or AFTER
  * ---------------
- * Fired BEFORE, the trigger can skip a row, but each row of a statement is
- * checked before the next is stored, so a GIN index's pending list must be
- * moved into the tree for every row (a lookup reads the whole list).  Fired
- * AFTER (action 'error' only), it checks once the statement has stored all
- * its rows, which the index took in its pending list as cheaply as without
- * the trigger; the first check moves the list in one batch and the rest
- * find it empty.  The lookup then finds the row itself, and leaves it out
- * by its ctid.
+ * Fired BEFORE, the trigger can skip a row, and each row of a statement is
+ * checked before the next is stored.  Fired AFTER (action 'error' only), it
+ * checks once the statement has stored all its rows, so it can read a
+ * generated sketch column, which PostgreSQL computes after BEFORE triggers.
+ * The lookup then finds the row itself, and leaves it out by its ctid.
+ * (AFTER was also meant to let a bulk load fill GIN's pending list in one
+ * batch; measured, it is no faster: the per-row lookups dominate.)
  *
  * Why a lookup alone is not enough
  * --------------------------------

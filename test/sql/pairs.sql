@@ -122,6 +122,41 @@ SELECT ndd_colliding(ARRAY[1::bigint], f, -1) FROM kf;
 \echo :SQLSTATE
 SELECT ndd_colliding(ARRAY[1::bigint, NULL], f) FROM kf;
 \echo :SQLSTATE
+-- across shards: partial states of two halves, merged, make the filter of
+-- the whole (same bits), so a key seen once in each half collides
+SELECT ndd_key_filter_bits(3000) AS bits \gset
+CREATE TEMP TABLE halves AS
+SELECT (SELECT ndd_colliding_keys_partial(ARRAY[g::bigint, 42, 7, 5000 + g % 500], :bits)
+        FROM generate_series(1000, 1499) g) AS lo,
+       (SELECT ndd_colliding_keys_partial(ARRAY[g::bigint, 42, 7, 5000 + g % 500], :bits)
+        FROM generate_series(1500, 1999) g) AS hi;
+SELECT (SELECT ndd_colliding_keys_merge(p) FROM (SELECT lo FROM halves UNION ALL SELECT hi FROM halves) s(p))
+       = (SELECT ndd_colliding_keys(ARRAY[g::bigint, 42, 7, 5000 + g % 500], 3000) FROM generate_series(1000, 1999) g)
+       AS merged_equals_whole;
+-- 5000 + g % 500 is seen once in each half: only the merge can tell
+SELECT ndd_colliding(ARRAY[5123::bigint], ndd_colliding_keys_merge(p)) AS across_halves
+FROM (SELECT lo FROM halves UNION ALL SELECT hi FROM halves) s(p);
+-- a parallel partial aggregate makes the same state as a serial one
+SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+CREATE TABLE keyrows_p AS SELECT g FROM generate_series(1, 20000) g;
+EXPLAIN (COSTS OFF) SELECT ndd_colliding_keys_partial(ARRAY[g::bigint, g % 1000], :bits) FROM keyrows_p;
+SELECT ndd_colliding_keys_partial(ARRAY[g::bigint, g % 1000], :bits) AS parallel_state FROM keyrows_p \gset
+RESET parallel_setup_cost; RESET parallel_tuple_cost; RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+SELECT ndd_colliding_keys_partial(ARRAY[g::bigint, g % 1000], :bits) = :'parallel_state'::bytea AS parallel_same
+FROM keyrows_p;
+DROP TABLE keyrows_p;
+SELECT ndd_colliding_keys_merge(p) IS NULL AS no_states FROM halves, LATERAL (SELECT NULL::bytea) s(p);
+SELECT ndd_colliding_keys_partial(ARRAY[1::bigint], 100);
+\echo :SQLSTATE
+SELECT ndd_colliding_keys_partial(ARRAY[1::bigint], NULL);
+\echo :SQLSTATE
+SELECT ndd_colliding_keys_merge(p) FROM (SELECT ndd_colliding_keys_partial(ARRAY[1::bigint], 65536)
+                                         UNION ALL SELECT ndd_colliding_keys_partial(ARRAY[1::bigint], 131072)) s(p);
+\echo :SQLSTATE
+SELECT ndd_colliding_keys_merge('\x0102'::bytea);
+\echo :SQLSTATE
 
 -- exact verification on 400 rows: the pairs whose texts reach 0.8, exactly
 CREATE TABLE vdocs AS SELECT * FROM pdocs WHERE id < 400 OR id >= 10000;

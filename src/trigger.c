@@ -57,6 +57,19 @@
  * sees every row whatever the inserting role may read; the DETAIL names the
  * existing row only to a role that may read the table.
  *
+ * Across shards
+ * -------------
+ * When some partitions are postgres_fdw foreign tables, the check sends
+ * similar() (an immutable function the shard's index serves) to every
+ * shard.  postgres_fdw reads a shard through one snapshot per transaction,
+ * so the check cannot look with the latest snapshot; the trigger then
+ * requires REPEATABLE READ, whose transaction snapshot predates every
+ * shard's, and claims its tokens as rows of ndd_near_duplicate_locks: a
+ * token row updated by a transaction our snapshot cannot see raises 40001,
+ * which covers exactly the near-duplicates the shards' snapshots may miss.
+ * Rows written to a shard directly, not through the coordinator, are not
+ * checked.
+ *
  * Which rows are checked
  * ----------------------
  * A trigger created on a partitioned table is cloned to every partition;
@@ -141,6 +154,7 @@ typedef struct GuardPlans
 	int			ncovers;
 	Oid		   *gin_indexes;	/* GIN indexes on the sketch column */
 	int			ngin_indexes;
+	bool		sharded;		/* some of the tables read are foreign */
 	SPIPlanPtr	check_insert;
 	SPIPlanPtr	check_update;
 } GuardPlans;
@@ -839,8 +853,13 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 	{
 		ListCell   *lc;
 
+		plans->sharded = false;
 		foreach(lc, members)
+		{
 			plans->covers[plans->ncovers++] = lfirst_oid(lc);
+			if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
+				plans->sharded = true;
+		}
 	}
 
 	target_rel = table_open(target, AccessShareLock);
@@ -852,7 +871,24 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 
 	initStringInfo(&sql);
 	/* the index condition finds candidates; the rest decides */
-	if (rule->simhash)
+	/*
+	 * On a foreign table only an immutable condition is sent to the shard
+	 * (% reads a setting, and a ROW() constructor is not shipped), so the
+	 * shard's own index serves similar(), and a simhash is compared there.
+	 */
+	if (rule->simhash && plans->sharded)
+	{
+		match = psprintf("%s.hamming_distance(t.%s, $1) OPERATOR(pg_catalog.<=) $2", schema, column);
+		score = psprintf("%s.hamming_distance(t.%s, $1)", schema, column);
+		order = "ASC";
+	}
+	else if (plans->sharded)
+	{
+		match = psprintf("%s.similar(t.%s, $1, $2)", schema, column);
+		score = psprintf("%s.similarity(t.%s, $1)", schema, column);
+		order = "DESC";
+	}
+	else if (rule->simhash)
 	{
 		match = psprintf("t.%s OPERATOR(%s.%%) $1 AND %s.hamming_distance(t.%s, $1) OPERATOR(pg_catalog.<=) $2",
 						 column, schema, schema, column);
@@ -1171,7 +1207,27 @@ ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
 	 * 1. claim the tokens every near-duplicate of this row claims too (no
 	 * other session can write a temporary table)
 	 */
-	if (rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP)
+	if (plans->sharded)
+	{
+		/*
+		 * postgres_fdw reads each shard through one snapshot per transaction,
+		 * taken at its first use, so the check cannot look with the latest
+		 * one.  Under REPEATABLE READ the transaction's own snapshot is older
+		 * than the shards' (a shard is first read during a statement): a
+		 * near-duplicate committed before it is seen on the shard, and one
+		 * committed since claimed one of our tokens, whose row then fails
+		 * the upsert with 40001.  READ COMMITTED has no such snapshot.
+		 */
+		if (!IsolationUsesXactSnapshot())
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("trigger \"%s\" needs REPEATABLE READ or SERIALIZABLE, as relation \"%s\" has foreign partitions",
+							trigger->tgname, get_rel_name(plans->target)),
+					 errdetail("postgres_fdw reads each shard through one snapshot per transaction, so under READ COMMITTED a near-duplicate committed since could not be seen."),
+					 errhint("Write the table in REPEATABLE READ transactions (for example, SET default_transaction_isolation = 'repeatable read' for its writers), and retry those that fail with 40001.")));
+		ClaimTokens(nsp, plans->target, tokens);
+	}
+	else if (rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP)
 		LockTokens(plans->target, tokens);
 
 	/* 2. look for a near-duplicate, through the index when there is one */

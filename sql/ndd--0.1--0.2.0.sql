@@ -108,6 +108,7 @@ DECLARE
     leaves regclass[];
     sharded boolean;
     filter_bits bigint;
+    first_rows text;                        -- a relation whose first rows are cheap to read
     rows_of text := tbl::pg_catalog.text;   -- where stages 2-4 read sketches, and
     row_id name := id_column;               -- the id column there
     texts_of text := tbl::pg_catalog.text;  -- where verification reads texts
@@ -170,6 +171,16 @@ BEGIN
     JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) p.relid
     WHERE p.isleaf;
     sharded := coalesce(sharded, false);
+    -- a row to learn from: on shards, a LIMIT is sent only in a query of
+    -- one foreign table, or every shard sends a whole fetch_size of rows
+    IF sharded THEN
+        SELECT '(' OPERATOR(pg_catalog.||) pg_catalog.string_agg(pg_catalog.format(
+                   '(SELECT t.%1$I FROM ONLY %2$s t WHERE t.%1$I IS NOT NULL LIMIT 1)', sketch_column, leaf),
+                   ' UNION ALL ') OPERATOR(pg_catalog.||) ')'
+        INTO first_rows FROM pg_catalog.unnest(leaves) leaf;
+    ELSE
+        first_rows := tbl::pg_catalog.text;
+    END IF;
 
     IF is_simhash THEN
         IF k IS NULL OR k < 0 OR k > 6 THEN
@@ -190,7 +201,7 @@ BEGIN
     ELSE
         -- the banding suits the table's sketches: take the first one's settings
         EXECUTE pg_catalog.format('SELECT t.%I::pg_catalog.text FROM %s t WHERE t.%I IS NOT NULL LIMIT 1',
-                                  sketch_column, tbl, sketch_column) INTO probe;
+                                  sketch_column, first_rows, sketch_column) INTO probe;
         IF probe IS NULL THEN
             RETURN;
         END IF;
@@ -200,19 +211,22 @@ BEGIN
         -- one banding suits one kind of sketch: every sketch must be made
         -- like the first, or pairs among the others would be missed
         IF sharded THEN
-            -- each shard sends the settings of its sketches once
+            -- each shard compares its sketches with the first one, where
+            -- similarity() fails on one made otherwise (and nothing moves)
             SELECT pg_catalog.string_agg(pg_catalog.format(
-                       'SELECT %1$I.minhash_settings(t.%2$I) AS m FROM ONLY %3$s t WHERE t.%2$I IS NOT NULL GROUP BY 1',
-                       ndd, sketch_column, leaf), ' UNION ALL ')
+                       '(SELECT pg_catalog.count(*) AS n FROM ONLY %2$s t WHERE t.%1$I IS NOT NULL'
+                       ' AND %3$I.similarity(t.%1$I, %4$L::%3$I.minhash) OPERATOR(pg_catalog.<) 0::pg_catalog.float8)',
+                       sketch_column, leaf, ndd, probe), ' UNION ALL ')
             INTO q FROM pg_catalog.unnest(leaves) leaf;
-            EXECUTE pg_catalog.format($q$
-                SELECT pg_catalog.format('num_perm=%%s, unit=%%s, shingle_size=%%s, seed=%%s',
-                                         (s.m).num_perm, (s.m).unit, (s.m).shingle_size, (s.m).seed)
-                FROM (%1$s) s
-                WHERE (s.m).num_perm OPERATOR(pg_catalog.<>) $1 OR (s.m).unit OPERATOR(pg_catalog.<>) $2
-                   OR (s.m).shingle_size OPERATOR(pg_catalog.<>) $3 OR (s.m).seed OPERATOR(pg_catalog.<>) $4
-                LIMIT 1$q$, q)
-                USING num_perm, unit, shingle_size, seed INTO other;
+            BEGIN
+                EXECUTE pg_catalog.format('SELECT pg_catalog.sum(s.n) FROM (%s) s', q);
+            EXCEPTION WHEN invalid_parameter_value THEN
+                GET STACKED DIAGNOSTICS other = PG_EXCEPTION_DETAIL;
+                RAISE EXCEPTION 'column "%" of relation % holds minhash sketches made in different ways', sketch_column, tbl
+                    USING ERRCODE = 'invalid_parameter_value',
+                          DETAIL = pg_catalog.format('A shard reported: %s', other),
+                          HINT = 'Discovery compares sketches made one way: make them all with the same settings, or run it on a view that selects one kind.';
+            END;
         ELSE
             EXECUTE pg_catalog.format($q$
                 SELECT pg_catalog.format('num_perm=%%s, unit=%%s, shingle_size=%%s, seed=%%s',
@@ -260,7 +274,7 @@ BEGIN
 
     -- 1. which keys occur more than once
     EXECUTE pg_catalog.format('SELECT pg_catalog.cardinality(%s) FROM %s t WHERE t.%I IS NOT NULL LIMIT 1',
-                              keys_of, tbl, sketch_column) INTO keys_per_row;
+                              keys_of, first_rows, sketch_column) INTO keys_per_row;
     -- the filter is sized for the rows expected: a table never analysed
     -- (reltuples -1), a view or a partitioned table is counted, or the
     -- filter would take all of work_mem however few its rows

@@ -12,6 +12,7 @@ OBJS = \
 	src/key_filter.o \
 	src/components.o \
 	src/minhash_gin.o \
+	src/similar_support.o \
 	src/trigger.o \
 	src/live_clusters.o \
 	src/simhash.o \

@@ -521,6 +521,51 @@ CREATE OPERATOR % (
 COMMENT ON OPERATOR %(simhash, simhash) IS
 'is near: Hamming distance at most ndd.hamming_threshold';
 
+-- A distance passed as a value: % (simhash, simhash_query) and similar(),
+-- IMMUTABLE, so postgres_fdw sends it to a shard whose index serves it.
+-- simhash_ops (GIN and GiST) take the operator as a member of their family
+-- (ALTER OPERATOR FAMILY, below each), as an update from 0.1 adds it.
+CREATE TYPE simhash_query AS (fingerprint simhash, max_distance int);
+
+COMMENT ON TYPE simhash_query IS
+'a fingerprint and a Hamming distance: the right side of simhash % simhash_query';
+
+CREATE FUNCTION simhash_similar_query_op(simhash, simhash_query)
+RETURNS bool
+AS 'MODULE_PATHNAME', 'simhash_similar_query_op'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 5;
+
+COMMENT ON FUNCTION simhash_similar_query_op(simhash, simhash_query) IS
+'true when the Hamming distance is at most the distance carried by the query';
+
+CREATE OPERATOR % (
+    LEFTARG = simhash,
+    RIGHTARG = simhash_query,
+    PROCEDURE = simhash_similar_query_op,
+    RESTRICT = matchingsel,
+    JOIN = matchingjoinsel
+);
+
+COMMENT ON OPERATOR %(simhash, simhash_query) IS
+'is near: Hamming distance at most the distance of the query';
+
+CREATE FUNCTION simhash_similar_support(internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'simhash_similar_support'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION simhash_similar_support(internal) IS
+'internal: planner support for similar(simhash, simhash, int), which turns it into an index condition';
+
+CREATE FUNCTION similar(a simhash, b simhash, max_distance int)
+RETURNS bool
+AS 'MODULE_PATHNAME', 'simhash_similar'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 5
+SUPPORT simhash_similar_support;
+
+COMMENT ON FUNCTION similar(simhash, simhash, int) IS
+'true when hamming_distance(a, b) <= max_distance; uses simhash_ops indexes';
+
 CREATE OPERATOR <-> (
     LEFTARG = simhash,
     RIGHTARG = simhash,
@@ -674,6 +719,9 @@ DEFAULT FOR TYPE simhash USING gin AS
 COMMENT ON OPERATOR CLASS simhash_ops USING gin IS
 'simhash % simhash by block keys; exact for every threshold, fast up to max_distance (default 3)';
 
+ALTER OPERATOR FAMILY simhash_ops USING gin ADD
+    OPERATOR 3 % (simhash, simhash_query);
+
 -- GiST: shared bits per subtree; % and ORDER BY <->
 CREATE TYPE gsimhash;
 
@@ -761,6 +809,9 @@ DEFAULT FOR TYPE simhash USING gist AS
 
 COMMENT ON OPERATOR CLASS simhash_ops USING gist IS
 'simhash % simhash and ORDER BY simhash <-> simhash (nearest by Hamming distance)';
+
+ALTER OPERATOR FAMILY simhash_ops USING gist ADD
+    OPERATOR 3 % (simhash, simhash_query);
 
 -- The same tree for ORDER BY alone: next to a GIN index for %, a GiST index
 -- of simhash_ops would win the planner's costing for % (it cannot see how

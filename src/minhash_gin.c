@@ -1,8 +1,7 @@
 /*
  * minhash_gin.c
  *		The GIN operator class minhash_ops: LSH band keys as index entries,
- *		exact by pigeonhole, and the planner support that lets similar()
- *		reach it.
+ *		exact by pigeonhole (similar() reaches it through similar_support.c).
  *
  * Each indexed sketch yields one key per band: the band number in the high
  * bits and key_bits bits of the band's hash (lsh.c) in the low ones.  The
@@ -427,74 +426,4 @@ gin_minhash_triconsistent(PG_FUNCTION_ARGS)
 					 "check[] must be one byte per key, 0 for false");
 	PG_RETURN_GIN_TERNARY_VALUE(CountNonZero((const uint8 *) check, nkeys) >= required ?
 								GIN_MAYBE : GIN_FALSE);
-}
-
-/* ---------------------------------------------------------------------
- * similar() through the index
- * ---------------------------------------------------------------------
- */
-
-/*
- * The planner support function of similar() (minhash.c): turns
- * similar(col, q, t) (or similar(q, col, t)) on an indexed column into the
- * index condition col % ROW(q, t)::minhash_query, an exact equivalent, as
- * PostGIS does for ST_DWithin.
- */
-PG_FUNCTION_INFO_V1(minhash_similar_support);
-Datum
-minhash_similar_support(PG_FUNCTION_ARGS)
-{
-	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
-	SupportRequestIndexCondition *req;
-	FuncExpr   *call;
-	Node	   *indexed;
-	Node	   *other;
-	Node	   *threshold;
-	Oid			minhash_type;
-	Oid			query_type;
-	Oid			opno;
-	RowExpr    *row;
-
-	if (!IsA(rawreq, SupportRequestIndexCondition))
-		PG_RETURN_POINTER(NULL);
-	req = (SupportRequestIndexCondition *) rawreq;
-	if (!is_funcclause(req->node))
-		PG_RETURN_POINTER(NULL);
-	call = (FuncExpr *) req->node;
-	if (list_length(call->args) != 3 || req->indexarg > 1)
-		PG_RETURN_POINTER(NULL);
-
-	indexed = (Node *) list_nth(call->args, req->indexarg);
-	other = (Node *) list_nth(call->args, 1 - req->indexarg);
-	threshold = (Node *) list_nth(call->args, 2);
-
-	/* the comparison value must be computable before the scan */
-	if (contain_volatile_functions(other) || contain_volatile_functions(threshold) ||
-		bms_is_member(req->index->rel->relid, pull_varnos(req->root, other)) ||
-		bms_is_member(req->index->rel->relid, pull_varnos(req->root, threshold)))
-		PG_RETURN_POINTER(NULL);
-
-	/* find the query type and the operator in the index's own family */
-	minhash_type = exprType(indexed);
-	query_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-								 CStringGetDatum("minhash_query"),
-								 ObjectIdGetDatum(get_func_namespace(req->funcid)));
-	if (!OidIsValid(query_type))
-		PG_RETURN_POINTER(NULL);
-	opno = get_opfamily_member(req->opfamily, minhash_type, query_type,
-							   NDD_MINHASH_SIMILAR_QUERY_STRATEGY);
-	if (!OidIsValid(opno))
-		PG_RETURN_POINTER(NULL);
-
-	row = makeNode(RowExpr);
-	row->args = list_make2(other, threshold);
-	row->row_typeid = query_type;
-	row->row_format = COERCE_EXPLICIT_CAST;
-	row->colnames = NIL;
-	row->location = -1;
-
-	req->lossy = false;
-	PG_RETURN_POINTER(list_make1(make_opclause(opno, BOOLOID, false,
-											   (Expr *) indexed, (Expr *) row,
-											   InvalidOid, InvalidOid)));
 }

@@ -45,6 +45,7 @@
 #define NDD_SIMHASH_MAX_DISTANCE_MAX		6
 #define NDD_SIMHASH_MATCH_STRATEGY			1	/* simhash % simhash */
 #define NDD_SIMHASH_DISTANCE_STRATEGY		2	/* simhash <-> simhash */
+#define NDD_SIMHASH_MATCH_QUERY_STRATEGY	3	/* simhash % simhash_query */
 
 /* GUC variables, defined in ndd.c */
 extern double ndd_similarity_threshold;

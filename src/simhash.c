@@ -35,6 +35,7 @@
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
+#include "executor/executor.h"
 #include "fmgr.h"
 #include "libpq/pqformat.h"
 #include "miscadmin.h"
@@ -428,6 +429,69 @@ simhash_hamming_op(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(SimHashDistance(PG_GETARG_SIMHASH(0), PG_GETARG_SIMHASH(1)) <=
 				   ndd_hamming_threshold);
+}
+
+/* A distance for similar(): any a fingerprint can have, 0 to 64 bits. */
+static void
+CheckSimilarDistance(int max_distance)
+{
+	if (max_distance < NDD_HAMMING_THRESHOLD_MIN || max_distance > NDD_HAMMING_THRESHOLD_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_distance %d is out of range", max_distance),
+				 errdetail("max_distance must be between %d and %d.",
+						   NDD_HAMMING_THRESHOLD_MIN, NDD_HAMMING_THRESHOLD_MAX)));
+}
+
+/*
+ * Read a simhash_query (fingerprint, max_distance): the right operand of
+ * simhash % simhash_query, and the query of the index scan it becomes.
+ * False for a NULL field: no row matches, as similar() is STRICT, whether a
+ * scan or an index answers.
+ */
+bool
+SimHashFromQuery(HeapTupleHeader query, SimHash *fingerprint, int *max_distance)
+{
+	bool		isnull_fp,
+				isnull_distance;
+	Datum		fp = GetAttributeByNum(query, 1, &isnull_fp);
+	Datum		d = GetAttributeByNum(query, 2, &isnull_distance);
+
+	if (isnull_fp || isnull_distance)
+		return false;
+	*fingerprint = DatumGetSimHash(fp);
+	*max_distance = DatumGetInt32(d);
+	CheckSimilarDistance(*max_distance);
+	return true;
+}
+
+/* a % (q, d)::simhash_query: hamming_distance(a, q) <= d */
+PG_FUNCTION_INFO_V1(simhash_similar_query_op);
+Datum
+simhash_similar_query_op(PG_FUNCTION_ARGS)
+{
+	SimHash		a = PG_GETARG_SIMHASH(0);
+	SimHash		q;
+	int			max_distance;
+
+	if (!SimHashFromQuery(PG_GETARG_HEAPTUPLEHEADER(1), &q, &max_distance))
+		PG_RETURN_NULL();
+	PG_RETURN_BOOL(SimHashDistance(a, q) <= max_distance);
+}
+
+/*
+ * similar(a, b, max_distance): hamming_distance(a, b) <= max_distance,
+ * IMMUTABLE; its planner support function (similar_support.c) turns it into
+ * % simhash_query, which simhash_ops indexes serve
+ */
+PG_FUNCTION_INFO_V1(simhash_similar);
+Datum
+simhash_similar(PG_FUNCTION_ARGS)
+{
+	int			max_distance = PG_GETARG_INT32(2);
+
+	CheckSimilarDistance(max_distance);
+	PG_RETURN_BOOL(SimHashDistance(PG_GETARG_SIMHASH(0), PG_GETARG_SIMHASH(1)) <= max_distance);
 }
 
 /* a <-> b: the Hamming distance, for ORDER BY */

@@ -5,6 +5,7 @@
 #ifndef NDD_SIMHASH_H
 #define NDD_SIMHASH_H
 
+#include "access/htup.h"
 #include "fmgr.h"
 #include "port/pg_bitutils.h"
 
@@ -28,5 +29,8 @@ SimHashDistance(SimHash a, SimHash b)
 {
 	return pg_popcount64(a ^ b);
 }
+
+/* the fingerprint and distance of a simhash_query; false if one is NULL */
+extern bool SimHashFromQuery(HeapTupleHeader query, SimHash *fingerprint, int *max_distance);
 
 #endif							/* NDD_SIMHASH_H */

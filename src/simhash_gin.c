@@ -108,20 +108,37 @@ PG_FUNCTION_INFO_V1(gin_extract_query_simhash);
 Datum
 gin_extract_query_simhash(PG_FUNCTION_ARGS)
 {
-	SimHash		q = PG_GETARG_SIMHASH(0);
 	int32	   *nkeys = (int32 *) PG_GETARG_POINTER(1);
 	StrategyNumber strategy = PG_GETARG_UINT16(2);
 	Pointer   **extra_data = (Pointer **) PG_GETARG_POINTER(4);
 	int32	   *searchMode = (int32 *) PG_GETARG_POINTER(6);
 	SimHashKeyLayout layout;
 	int32	   *required;
+	SimHash		q;
+	int			max_distance;
 
-	if (strategy != NDD_SIMHASH_MATCH_STRATEGY)
-		elog(ERROR, "unrecognized strategy number: %d", strategy);
+	switch (strategy)
+	{
+		case NDD_SIMHASH_MATCH_STRATEGY:
+			q = PG_GETARG_SIMHASH(0);
+			max_distance = ndd_hamming_threshold;
+			break;
+		case NDD_SIMHASH_MATCH_QUERY_STRATEGY:
+			if (!SimHashFromQuery(PG_GETARG_HEAPTUPLEHEADER(0), &q, &max_distance))
+			{
+				/* a NULL fingerprint or distance: no row, as in a scan */
+				*nkeys = 0;
+				*searchMode = GIN_SEARCH_MODE_DEFAULT;
+				PG_RETURN_POINTER(NULL);
+			}
+			break;
+		default:
+			elog(ERROR, "unrecognized strategy number: %d", strategy);
+	}
 	SimHashKeyLayoutFromOptions(fcinfo, &layout);
 
 	required = palloc(sizeof(int32));
-	*required = SimHashRequiredKeys(&layout, ndd_hamming_threshold);
+	*required = SimHashRequiredKeys(&layout, max_distance);
 	if (*required < 1)
 	{
 		/* no key need survive: every row is a candidate */

@@ -130,15 +130,27 @@ Datum
 gsimhash_consistent(PG_FUNCTION_ARGS)
 {
 	GISTENTRY  *entry = (GISTENTRY *) PG_GETARG_POINTER(0);
-	SimHash		q = PG_GETARG_SIMHASH(1);
 	StrategyNumber strategy = PG_GETARG_UINT16(2);
 	bool	   *recheck = (bool *) PG_GETARG_POINTER(4);
+	SimHash		q;
+	int			max_distance;
 
-	if (strategy != NDD_SIMHASH_MATCH_STRATEGY)
-		elog(ERROR, "unrecognized strategy number: %d", strategy);
+	switch (strategy)
+	{
+		case NDD_SIMHASH_MATCH_STRATEGY:
+			q = PG_GETARG_SIMHASH(1);
+			max_distance = ndd_hamming_threshold;
+			break;
+		case NDD_SIMHASH_MATCH_QUERY_STRATEGY:
+			/* a NULL fingerprint or distance: no row, as in a scan */
+			if (!SimHashFromQuery(PG_GETARG_HEAPTUPLEHEADER(1), &q, &max_distance))
+				PG_RETURN_BOOL(false);
+			break;
+		default:
+			elog(ERROR, "unrecognized strategy number: %d", strategy);
+	}
 	*recheck = false;
-	PG_RETURN_BOOL(KeyDistance(DatumGetGistSimHashKeyP(entry->key), q) <=
-				   ndd_hamming_threshold);
+	PG_RETURN_BOOL(KeyDistance(DatumGetGistSimHashKeyP(entry->key), q) <= max_distance);
 }
 
 /* gsimhash_distance(entry, query, strategy, subtype, recheck) */

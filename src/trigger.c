@@ -60,8 +60,8 @@
  * Across shards
  * -------------
  * When some partitions are postgres_fdw foreign tables, the check sends
- * similar() (an immutable function the shard's index serves) to every
- * shard.  postgres_fdw reads a shard through one snapshot per transaction,
+ * similar() (immutable, with the threshold or distance as an argument, and
+ * served by the shard's index) to every shard.  postgres_fdw reads a shard through one snapshot per transaction,
  * so the check cannot look with the latest snapshot; the trigger then
  * requires REPEATABLE READ, whose transaction snapshot predates every
  * shard's, and claims its tokens as rows of ndd_near_duplicate_locks: a
@@ -873,12 +873,12 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 	/* the index condition finds candidates; the rest decides */
 	/*
 	 * On a foreign table only an immutable condition is sent to the shard
-	 * (% reads a setting, and a ROW() constructor is not shipped), so the
-	 * shard's own index serves similar(), and a simhash is compared there.
+	 * (% reads a setting, and a ROW() constructor is not shipped): similar(),
+	 * which the shard's own index serves.
 	 */
 	if (rule->simhash && plans->sharded)
 	{
-		match = psprintf("%s.hamming_distance(t.%s, $1) OPERATOR(pg_catalog.<=) $2", schema, column);
+		match = psprintf("%s.similar(t.%s, $1, $2)", schema, column);
 		score = psprintf("%s.hamming_distance(t.%s, $1)", schema, column);
 		order = "ASC";
 	}

@@ -170,5 +170,45 @@ EXPLAIN (COSTS OFF)
 SELECT id FROM gist_fps WHERE fp % '0123456789abcdef' ORDER BY fp <-> '0123456789abcdef' LIMIT 10;
 SELECT * FROM pg_temp.knn_vs_sort(10, 'fps_knn');
 
+-- similar(fp, q, d): the distance as an argument (IMMUTABLE, so postgres_fdw
+-- can send it to a shard); through the index it answers as
+-- hamming_distance(fp, q) <= d does in a sequential scan, within the
+-- index's max_distance and beyond it
+DROP INDEX fps_gin, fps_knn;
+CREATE INDEX fps_gist_similar ON gist_fps USING gist (fp simhash_ops);
+CREATE FUNCTION pg_temp.similar_vs_seq(d int)
+RETURNS TABLE (distance int, matches bigint, missing bigint, extra bigint, index_used bool)
+LANGUAGE plpgsql AS $$
+DECLARE
+    plan text := '';
+    line text;
+BEGIN
+    PERFORM set_config('enable_seqscan', 'off', true);
+    FOR line IN EXECUTE format('EXPLAIN (COSTS OFF) SELECT q.q, f.id FROM gist_queries q JOIN gist_fps f ON q.q <= 20 AND similar(f.fp, q.fp, %s)', d) LOOP
+        plan := plan || line || E'\n';
+    END LOOP;
+    EXECUTE format('CREATE TEMP TABLE sim_index AS SELECT q.q, f.id FROM gist_queries q JOIN gist_fps f ON q.q <= 20 AND similar(f.fp, q.fp, %s)', d);
+    PERFORM set_config('enable_seqscan', 'on', true);
+    EXECUTE format('CREATE TEMP TABLE sim_seq AS SELECT q.q, f.id FROM gist_queries q, gist_fps f WHERE q.q <= 20 AND hamming_distance(f.fp, q.fp) <= %s', d);
+    RETURN QUERY
+    SELECT d, (SELECT count(*) FROM sim_seq),
+           (SELECT count(*) FROM (SELECT * FROM sim_seq EXCEPT SELECT * FROM sim_index) x),
+           (SELECT count(*) FROM (SELECT * FROM sim_index EXCEPT SELECT * FROM sim_seq) x),
+           plan LIKE '%fps_gist_similar%';
+    DROP TABLE sim_index, sim_seq;
+END $$;
+SELECT r.* FROM generate_series(0, 8) d, pg_temp.similar_vs_seq(d) r;
+-- the support function also takes the column second
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM gist_fps WHERE similar('0123456789abcdef'::simhash, fp, 2);
+SELECT count(*) FROM gist_fps WHERE similar(fp, NULL, 2);
+SELECT count(*) FROM gist_fps WHERE fp % ROW('0123456789abcdef', NULL)::simhash_query;
+SELECT count(*) FROM gist_fps WHERE similar(fp, '0123456789abcdef', 65);
+\echo :SQLSTATE
+SELECT count(*) FROM gist_fps WHERE fp % ROW('0123456789abcdef', -1)::simhash_query;
+\echo :SQLSTATE
+RESET enable_seqscan;
+DROP INDEX fps_gist_similar;
+
 SELECT opcname, amvalidate(opc.oid) FROM pg_opclass opc JOIN pg_am am ON am.oid = opc.opcmethod
 WHERE opcname IN ('simhash_ops', 'simhash_knn_ops') AND amname = 'gist' ORDER BY opcname;

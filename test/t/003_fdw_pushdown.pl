@@ -50,5 +50,23 @@ my $remote = $node->safe_psql('shard',
 is($local, $remote, "foreign and shard-side answers agree ($local)");
 is($local, '300,301,302', 'the probe finds its two near-duplicates and itself');
 
+# simhash: similar(fp, q, max_distance) is IMMUTABLE too, and pushed down
+$node->safe_psql('shard', q{
+	CREATE TABLE fps (id int PRIMARY KEY, fp simhash);
+	INSERT INTO fps SELECT g, simhash_from_bigint(hashint8extended(g / 2, 7) # (g % 2)) FROM generate_series(1, 3000) g;
+	CREATE INDEX ON fps USING gin (fp simhash_ops);
+	ANALYZE fps;});
+$node->safe_psql('postgres', 'CREATE FOREIGN TABLE fps (id int, fp simhash) SERVER shard');
+$plan = $node->safe_psql('postgres', q{
+	EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM fps WHERE similar(fp, '0123456789abcdef', 3)});
+like($plan, qr/Remote SQL:.*similar"?\(fp/s, 'similar() for simhash is pushed down to the shard');
+$q = q{(SELECT fp FROM fps WHERE id = 301)};
+$local = $node->safe_psql('postgres',
+	"SELECT string_agg(id::text, ',' ORDER BY id) FROM fps WHERE similar(fp, $q, 3)");
+$remote = $node->safe_psql('shard',
+	"SET enable_seqscan = off; SELECT string_agg(id::text, ',' ORDER BY id) FROM fps WHERE similar(fp, $q, 3)");
+is($local, $remote, "foreign and shard-side simhash answers agree ($local)");
+is($local, '300,301', 'the probe finds its near-duplicate and itself');
+
 $node->stop;
 done_testing();

@@ -93,15 +93,18 @@ cmp_ok($found, '>', scalar(@probes), 'and those answers include near-duplicates'
 
 $plan = $coord->safe_psql('postgres', q{
 	EXPLAIN (VERBOSE, COSTS OFF)
-	SELECT id FROM docs WHERE hamming_distance(fp, (SELECT fp FROM single WHERE id = 8)) <= 3});
-is(scalar(() = $plan =~ /Remote SQL: [^\n]*hamming_distance\(fp/g), 2,
-	'a simhash distance test is sent to both shards');
+	SELECT id FROM docs WHERE similar(fp, (SELECT fp FROM single WHERE id = 8), 3)});
+is(scalar(() = $plan =~ /Remote SQL: [^\n]*similar"?\(fp/g), 2, 'similar() for simhash is in the Remote SQL of both shards');
+my $shard_plan = $shards[0]->safe_psql('postgres', q{
+	SET enable_seqscan = off;
+	EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE similar(fp, '0123456789abcdef', 3)});
+like($shard_plan, qr/Index Cond: \(fp % ROW/, 'where the shard\'s simhash_ops index serves it');
 ($same, $found) = (0, 0);
 for my $id (@probes)
 {
 	my $q = "(SELECT fp FROM single WHERE id = (SELECT min(id) FROM single WHERE id >= $id))";
 	my $one = answer($coord, "SELECT id FROM single WHERE hamming_distance(fp, $q) <= 3");
-	my $sharded = answer($coord, "SELECT id FROM docs WHERE hamming_distance(fp, $q) <= 3");
+	my $sharded = answer($coord, "SELECT id FROM docs WHERE similar(fp, $q, 3)");
 	$same++ if $one eq $sharded;
 	$found += scalar(split /;/, $one);
 }
@@ -196,6 +199,17 @@ is($coord->safe_psql('postgres', "SELECT string_agg(id::text, ',') FROM docs WHE
 	$id_a, 'and only one of the two is stored');
 $s1->quit;
 $s2->quit;
+
+# a simhash guard: the distance test is sent to the shards too
+$coord->safe_psql('postgres', q{
+	CREATE TRIGGER no_near_fingerprints BEFORE INSERT OR UPDATE ON docs
+		FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('fp', '3');});
+my $other = $coord->safe_psql('postgres', qq{
+	SELECT CASE WHEN satisfies_hash_partition('docs'::regclass, 2, 0, 8::bigint) THEN $id_b ELSE $id_a END});
+($ret, $out, $err) = $coord->psql('postgres',
+	"INSERT INTO docs SELECT $other, 'x', NULL, simhash_from_bigint(simhash_to_bigint(fp) # 5) FROM single WHERE id = 8");
+like($err, qr/near-duplicate of an existing row.*bits away/s,
+	'a fingerprint 2 bits from one on the other shard is rejected');
 
 note sprintf('010_shards took %.1f s', time - $t0);
 $_->stop for ($coord, @shards);

@@ -5,6 +5,8 @@
  *		col % ROW(q, t)::<type>_query, an exact equivalent, as PostGIS does
  *		for ST_DWithin.
  *
+ * It also estimates similar()'s selectivity (see SimilarSupport).
+ *
  * The threshold (minhash) or distance (simhash) travels in the query value,
  * so similar() needs no setting and can be IMMUTABLE: postgres_fdw sends it
  * to a shard, where the shard's index serves it.  The operator is looked up
@@ -22,6 +24,7 @@
 #include "nodes/supportnodes.h"
 #include "optimizer/optimizer.h"
 #include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
 #include "utils/syscache.h"
 
 #include "ndd.h"
@@ -84,13 +87,35 @@ SimilarIndexCondition(Node *rawreq, const char *query_type_name, StrategyNumber 
 									InvalidOid, InvalidOid));
 }
 
+/*
+ * The support of similar(): the index condition, and a selectivity.
+ *
+ * Without an estimate a boolean function gets a third of the table, and a
+ * plan that wants only the first rows then prefers a sequential scan: a
+ * postgres_fdw shard plans its query as a cursor (cursor_tuple_fraction),
+ * and read a whole shard for every lookup.  A near-duplicate lookup matches
+ * few rows: similar() is estimated as % is (matchingsel's default).
+ */
+static Node *
+SimilarSupport(Node *rawreq, const char *query_type_name, StrategyNumber strategy)
+{
+	if (IsA(rawreq, SupportRequestSelectivity))
+	{
+		SupportRequestSelectivity *req = (SupportRequestSelectivity *) rawreq;
+
+		req->selectivity = DEFAULT_MATCHING_SEL;
+		return (Node *) req;
+	}
+	return (Node *) SimilarIndexCondition(rawreq, query_type_name, strategy);
+}
+
 /* similar(minhash, minhash, threshold) -> minhash % minhash_query */
 PG_FUNCTION_INFO_V1(minhash_similar_support);
 Datum
 minhash_similar_support(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_POINTER(SimilarIndexCondition((Node *) PG_GETARG_POINTER(0), "minhash_query",
-											NDD_MINHASH_SIMILAR_QUERY_STRATEGY));
+	PG_RETURN_POINTER(SimilarSupport((Node *) PG_GETARG_POINTER(0), "minhash_query",
+									 NDD_MINHASH_SIMILAR_QUERY_STRATEGY));
 }
 
 /* similar(simhash, simhash, max_distance) -> simhash % simhash_query */
@@ -98,6 +123,6 @@ PG_FUNCTION_INFO_V1(simhash_similar_support);
 Datum
 simhash_similar_support(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_POINTER(SimilarIndexCondition((Node *) PG_GETARG_POINTER(0), "simhash_query",
-											NDD_SIMHASH_MATCH_QUERY_STRATEGY));
+	PG_RETURN_POINTER(SimilarSupport((Node *) PG_GETARG_POINTER(0), "simhash_query",
+									 NDD_SIMHASH_MATCH_QUERY_STRATEGY));
 }

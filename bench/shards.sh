@@ -68,6 +68,7 @@ psql_on() { local port=$1; shift; "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$to
 # installed.  Each shard keeps its hash partition of it: route has the
 # coordinator's partitioning, so satisfies_hash_partition() agrees with it.
 say "loading $corpus on the coordinator and both shards"
+pids=()
 for i in 0 1 2; do
 	psql_on "${ports[$i]}" <<EOF &
 SELECT CASE WHEN 'lz4' = ANY (enumvals) THEN 'lz4' ELSE 'pglz' END AS toast
@@ -77,26 +78,31 @@ CREATE TABLE t_load (id bigint, family int, edit_rate float8, doc text);
 \copy t_load FROM '$corpus'
 CREATE TABLE route (id bigint) PARTITION BY HASH (id);
 EOF
+	pids+=($!)
 done
-wait || exit 1
+for p in "${pids[@]}"; do wait "$p" || exit 1; done
+pids=()
 for r in 0 1; do
 	psql_on "${ports[$((r + 1))]}" -c "DELETE FROM t_load WHERE NOT satisfies_hash_partition('route'::regclass, 2, $r, id)" \
-		-c "VACUUM t_load" &
+		-c "VACUUM t_load" & pids+=($!)
 done
-wait || exit 1
+for p in "${pids[@]}"; do wait "$p" || exit 1; done
 
 ndd_build_install
 locked=$(date +%s.%N)
 commit=$(git -C "$NDD_TOP" describe --always --dirty 2>/dev/null || echo unknown)
 
-# $1: SQL run on the coordinator and, at the same time, on both shards, or
-# on the shards only ($2 = shards); prints the wall-clock seconds.
-at_once() {
-	local t0 first=0
-	[ "${2:-}" = shards ] && first=1
+# The statements given, run on both shards at once (each its own -c, so a
+# VACUUM is not in a transaction block); prints the wall-clock seconds.
+on_shards() {
+	local t0 i c pids=()
 	t0=$(date +%s.%N)
-	for i in $(seq $first 2); do psql_on "${ports[$i]}" -c "$1" & done
-	wait || exit 1
+	for i in 1 2; do
+		args=()
+		for c in "$@"; do args+=(-c "$c"); done
+		psql_on "${ports[$i]}" "${args[@]}" & pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i" || exit 1; done
 	awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'
 }
 say "sketching on one server"
@@ -112,12 +118,10 @@ single_index=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - 
 
 say "sketching on both shards at once"
 for i in 1 2; do psql_on "${ports[$i]}" -c "CREATE EXTENSION ndd" || exit 1; done
-shard_sketch=$(at_once "SET max_parallel_workers_per_gather = 1;
-CREATE TABLE docs AS SELECT id, doc, minhash_sketch(doc) AS mh FROM t_load;
-DROP TABLE t_load;" shards)
-shard_index=$(at_once "ALTER TABLE docs ADD PRIMARY KEY (id);
-CREATE INDEX docs_mh ON docs USING gin (mh minhash_ops);
-VACUUM ANALYZE docs;" shards)
+shard_sketch=$(on_shards "SET max_parallel_workers_per_gather = 1" \
+	"CREATE TABLE docs AS SELECT id, doc, minhash_sketch(doc) AS mh FROM t_load" "DROP TABLE t_load") || exit 1
+shard_index=$(on_shards "ALTER TABLE docs ADD PRIMARY KEY (id)" \
+	"CREATE INDEX docs_mh ON docs USING gin (mh minhash_ops)" "VACUUM ANALYZE docs") || exit 1
 
 psql_on "${ports[0]}" <<EOF || exit 1
 CREATE SERVER shard1 FOREIGN DATA WRAPPER postgres_fdw

@@ -23,6 +23,17 @@ BEGIN
 	ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
 END $$;
 
+-- The same round trips without ndd: rows by primary key through the same
+-- foreign tables (each key on one shard; the whole table, so both shards).
+CREATE FUNCTION lookup_by_ids(tbl regclass, ids bigint[], OUT ms float8, OUT n bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+	t0 timestamptz := clock_timestamp();
+BEGIN
+	EXECUTE format('SELECT count(*) FROM %s t WHERE t.id = ANY ($1)', tbl) USING ids INTO n;
+	ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+END $$;
+
 CREATE FUNCTION wire(OUT rx bigint, OUT tx bigint) LANGUAGE sql AS $$
 	SELECT split_part(f, ' ', 1)::bigint, split_part(f, ' ', 2)::bigint
 	FROM pg_read_file(current_setting('bench.wirefile')) AS f $$;
@@ -37,6 +48,9 @@ SELECT q.id, s.ms AS single_ms, s.ids AS single_ids, d.ms AS docs_ms, d.ids AS d
 FROM q, LATERAL lookup('single', q.mh) s, LATERAL lookup('docs', q.mh) d;
 \! sh "$NDD_WIRE"
 SELECT rx - :rx0 AS lookup_rx, tx - :tx0 AS lookup_tx FROM wire() \gset
+CREATE TABLE by_ids AS
+SELECT q.id, s.ms AS single_ms, d.ms AS docs_ms
+FROM q, LATERAL lookup_by_ids('single', ARRAY[q.id, q.id + 1]) s, LATERAL lookup_by_ids('docs', ARRAY[q.id, q.id + 1]) d;
 
 INSERT INTO bench_fig (figure, value)
 SELECT 'lookups at 0.8: ' || count(*) || ' queries, ' || round(avg(cardinality(single_ids)), 2) || ' rows each on average',
@@ -48,6 +62,12 @@ SELECT 'lookups at 0.8: ' || count(*) || ' queries, ' || round(avg(cardinality(s
 										 / percentile_cont(0.5) WITHIN GROUP (ORDER BY single_ms))::numeric, 2)
 	   || '; different answers: ' || count(*) FILTER (WHERE single_ids IS DISTINCT FROM docs_ids)
 FROM timed;
+INSERT INTO bench_fig (figure, value)
+SELECT 'for scale: two rows by primary key (id = ANY, both shards), no ndd',
+	   'one server p50 ' || round(percentile_cont(0.5) WITHIN GROUP (ORDER BY single_ms)::numeric, 3)
+	   || ' ms; two shards p50 ' || round(percentile_cont(0.5) WITHIN GROUP (ORDER BY docs_ms)::numeric, 3)
+	   || ' ms, p99 ' || round(percentile_cont(0.99) WITHIN GROUP (ORDER BY docs_ms)::numeric, 3) || ' ms'
+FROM by_ids;
 INSERT INTO bench_fig (figure, value)
 SELECT 'bytes per lookup, shards to coordinator / coordinator to shards',
 	   round(:lookup_rx / count(*)::numeric) || ' / ' || round(:lookup_tx / count(*)::numeric)

@@ -30,7 +30,7 @@ DATA = $(filter-out sql/$(EXTENSION)--$(EXTVERSION).sql,$(wildcard sql/$(EXTENSI
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 PGFILEDESC = "ndd - near-duplicate detection"
 
-REGRESS = shingle minhash minhash_accuracy agg minhash_gin trigger guard pairs nearest names simhash simhash_gin simhash_gist live_clusters imatch_spotsigs bbit_supershingles simhash_batch bad_inputs
+REGRESS = shingle minhash minhash_accuracy agg minhash_gin trigger guard pairs nearest names simhash simhash_gin simhash_gist live_clusters imatch_spotsigs bbit_supershingles simhash_batch labels bad_inputs
 REGRESS_OPTS = --inputdir=test --load-extension=ndd
 ISOLATION = near_duplicate_race live_clusters_race
 ISOLATION_OPTS = --inputdir=test --load-extension=ndd

@@ -443,13 +443,29 @@ AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
 CREATE FUNCTION ndd_components_finalfn(internal)
 RETURNS bigint[]
 AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION ndd_components_combinefn(internal, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION ndd_components_serialfn(internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
+CREATE FUNCTION ndd_components_deserialfn(bytea, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ndd_components_transfn(internal, bigint, bigint) IS 'internal: ndd_components transition';
 COMMENT ON FUNCTION ndd_components_finalfn(internal) IS 'internal: ndd_components result';
+COMMENT ON FUNCTION ndd_components_combinefn(internal, internal) IS 'internal: ndd_components combine (parallel)';
+COMMENT ON FUNCTION ndd_components_serialfn(internal) IS 'internal: ndd_components state to bytea (parallel)';
+COMMENT ON FUNCTION ndd_components_deserialfn(bytea, internal) IS 'internal: ndd_components state from bytea (parallel)';
 
 CREATE AGGREGATE ndd_components(id_a bigint, id_b bigint) (
     SFUNC = ndd_components_transfn,
     STYPE = internal,
-    FINALFUNC = ndd_components_finalfn
+    FINALFUNC = ndd_components_finalfn,
+    COMBINEFUNC = ndd_components_combinefn,
+    SERIALFUNC = ndd_components_serialfn,
+    DESERIALFUNC = ndd_components_deserialfn,
+    PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE ndd_components(bigint, bigint) IS
 'the connected components of the pairs (id_a, id_b): a bigint[n][2] of (id, smallest id of its component), for every id of a pair';

@@ -149,6 +149,80 @@ ndd_components_transfn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(c);
 }
 
+/* Add b's components to a: each id of b joins the root id of its tree. */
+static void
+MergeComponents(Components *a, Components *b)
+{
+	for (uint32 i = 0; i < b->count; i++)
+	{
+		Union(a, SlotOf(a, b->ids[i]), SlotOf(a, b->ids[Find(b, i)]));
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* Parallel workers' (or shards') states: the union of their components. */
+PG_FUNCTION_INFO_V1(ndd_components_combinefn);
+Datum
+ndd_components_combinefn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext;
+	Components *a;
+
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		elog(ERROR, "ndd_components_combinefn called in non-aggregate context");
+	if (PG_ARGISNULL(1))
+		PG_RETURN_POINTER(PG_ARGISNULL(0) ? NULL : PG_GETARG_POINTER(0));
+	a = PG_ARGISNULL(0) ? ComponentsCreate(aggcontext) : (Components *) PG_GETARG_POINTER(0);
+	MergeComponents(a, (Components *) PG_GETARG_POINTER(1));
+	PG_RETURN_POINTER(a);
+}
+
+/* The state as bytea: (id, the id at its root) per id, in slot order. */
+PG_FUNCTION_INFO_V1(ndd_components_serialfn);
+Datum
+ndd_components_serialfn(PG_FUNCTION_ARGS)
+{
+	Components *c = (Components *) PG_GETARG_POINTER(0);
+	Size		len = VARHDRSZ + (Size) c->count * 2 * sizeof(int64);
+	bytea	   *out = palloc_extended(len, MCXT_ALLOC_HUGE);
+	char	   *p = VARDATA(out);
+
+	SET_VARSIZE(out, len);
+	for (uint32 i = 0; i < c->count; i++)
+	{
+		int64		pair[2] = {c->ids[i], c->ids[Find(c, i)]};
+
+		memcpy(p, pair, sizeof(pair));
+		p += sizeof(pair);
+	}
+	PG_RETURN_BYTEA_P(out);
+}
+
+/* The state back from ndd_components_serialfn. */
+PG_FUNCTION_INFO_V1(ndd_components_deserialfn);
+Datum
+ndd_components_deserialfn(PG_FUNCTION_ARGS)
+{
+	bytea	   *in = PG_GETARG_BYTEA_PP(0);
+	const char *p = VARDATA_ANY(in);
+	Size		n = VARSIZE_ANY_EXHDR(in);
+	Components *c = ComponentsCreate(CurrentMemoryContext);
+
+	if (n % (2 * sizeof(int64)) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid ndd_components state")));
+	for (Size off = 0; off < n; off += 2 * sizeof(int64))
+	{
+		int64		pair[2];
+
+		memcpy(pair, p + off, sizeof(pair));
+		Union(c, SlotOf(c, pair[0]), SlotOf(c, pair[1]));
+	}
+	PG_RETURN_POINTER(c);
+}
+
 /* ndd_components_finalfn(state): bigint[n][2] of (id, smallest id of its component) */
 PG_FUNCTION_INFO_V1(ndd_components_finalfn);
 Datum

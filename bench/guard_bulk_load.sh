@@ -7,7 +7,8 @@
 # into docs(id bigint PRIMARY KEY, body text, mh minhash) with a GIN
 # minhash_ops(threshold = 0.69) index created before the load, with the
 # trigger ndd_reject_near_duplicates('mh', '0.8') fired BEFORE each row,
-# fired AFTER each row, and without it ("unguarded"), for each size and for
+# fired AFTER each row, fired AFTER the statement (REFERENCING NEW TABLE),
+# and without it ("unguarded"), for each size and for
 # two index variants: the default options (fastupdate on) and
 # fastupdate = off.  staging holds the sketches
 # already, so both loads copy the same rows.  The documents are 300 words
@@ -17,7 +18,7 @@
 # trigger's action is 'error', so a near-duplicate would fail the load).
 #
 # Every load goes into a freshly created table, after a CHECKPOINT; the
-# three loads of a variant take turns within each repetition (the order
+# four loads of a variant take turns within each repetition (the order
 # rotates), so each ratio is taken within one repetition.  After each load, gin_clean_pending_list() times the index
 # work a load left in the pending list for later.  Prints, per size and
 # variant, the median seconds of both loads (and with that later work), the median ratio (the target: a guarded load of 100,000 rows
@@ -78,7 +79,7 @@ say "sketching"
 psql -v part=setup -f "$sql" || exit 1
 
 # One load into a fresh docs: $1 rows, $2 rep, $3 fastupdate, $4 guard
-# (none, before, after).
+# (none, before, after, statement).
 # The clock is the server's, read just before the INSERT and after its
 # commit.
 load() {
@@ -106,10 +107,11 @@ for n in $sizes; do
 	psql -c "CALL bench_staging($n)" -c "VACUUM ANALYZE staging" || exit 1
 	for rep in $(seq "$runs"); do
 		for fu in true false; do
-			case $((rep % 3)) in
-			1) order="none before after" ;;
-			2) order="before after none" ;;
-			*) order="after none before" ;;
+			case $((rep % 4)) in
+			1) order="none before after statement" ;;
+			2) order="before after statement none" ;;
+			3) order="after statement none before" ;;
+			*) order="statement none before after" ;;
 			esac
 			for g in $order; do
 				load "$n" "$rep" "$fu" "$g" || exit 1

@@ -106,6 +106,7 @@
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "commands/trigger.h"
+#include "executor/executor.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
@@ -1200,7 +1201,8 @@ CheckStatement(TriggerData *td)
 
 	/* 1. the tokens of every new row (none for a temporary table) */
 	slot = MakeSingleTupleTableSlot(tupdesc, &TTSOpsMinimalTuple);
-	reader = tuplestore_alloc_read_pointer(rows, 0);
+	/* a reader of our own, as a scan of the transition table has */
+	reader = tuplestore_alloc_read_pointer(rows, EXEC_FLAG_REWIND);
 	tuplestore_select_read_pointer(rows, reader);
 	tuplestore_rescan(rows);
 	while (tuplestore_gettupleslot(rows, true, false, slot))
@@ -1256,7 +1258,11 @@ CheckStatement(TriggerData *td)
 				old_rows += tuples;
 			}
 			else if (member->rd_rel->relkind == RELKIND_FOREIGN_TABLE)
-				old_rows += 1e12;	/* never read a shard whole */
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("trigger \"%s\" fired FOR EACH STATEMENT cannot check relation \"%s\", which has foreign partitions",
+								trigger->tgname, RelationGetRelationName(rel)),
+						 errhint("Fire it FOR EACH ROW, in REPEATABLE READ transactions.")));
 			table_close(member, AccessShareLock);
 		}
 		/* the estimate counts this statement's rows too */

@@ -211,6 +211,17 @@ my $other = $coord->safe_psql('postgres', qq{
 like($err, qr/near-duplicate of an existing row.*bits away/s,
 	'a fingerprint 2 bits from one on the other shard is rejected');
 
+# the statement-level guard does not check across shards (PostgreSQL
+# itself collects no transition tuples from foreign partitions)
+$coord->safe_psql('postgres', q{
+	DROP TRIGGER no_near_duplicates ON docs;
+	DROP TRIGGER no_near_fingerprints ON docs;
+	CREATE TRIGGER no_near_duplicates AFTER INSERT ON docs REFERENCING NEW TABLE AS new_rows
+		FOR EACH STATEMENT EXECUTE FUNCTION ndd_reject_near_duplicates('sketch', '0.8');});
+($ret, $out, $err) = $coord->psql('postgres', $row->($id_b, 'eta'));
+like($err, qr/transition tuples from child foreign tables|which has foreign partitions/,
+	'a statement-level guard refuses a table with foreign partitions');
+
 note sprintf('010_shards took %.1f s', time - $t0);
 $_->stop for ($coord, @shards);
 done_testing();

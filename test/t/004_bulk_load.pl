@@ -46,5 +46,28 @@ like($err, qr/near-duplicate of an existing row.*Key \(id\)=\(7\)/s,
 	'a near-duplicate inside a load is rejected, naming the existing row');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM items'), '100000', 'and nothing of that load stays');
 
+# the same load under a statement-level trigger: rows checked together
+$node->safe_psql('postgres', q{
+	CREATE TABLE items2 (id int PRIMARY KEY, sketch minhash);
+	CREATE INDEX ON items2 USING gin (sketch minhash_ops(unit = 'bigint'));
+	CREATE TRIGGER no_near_duplicates AFTER INSERT ON items2 REFERENCING NEW TABLE AS new_rows
+		FOR EACH STATEMENT EXECUTE FUNCTION ndd_reject_near_duplicates('sketch', '0.8');});
+$t0 = time;
+($ret, $out, $err) = $node->psql('postgres', q{
+	INSERT INTO items2 SELECT id, sketch FROM items;
+	SELECT count(*) FROM items2;});
+is($ret, 0, 'a 100,000-row load under the statement-level trigger commits') or diag($err);
+is($out, '100000', 'every row is in');
+note sprintf('the statement-level load took %.1f s', time - $t0);
+($ret, $out, $err) = $node->psql('postgres', q{
+	INSERT INTO items2
+	SELECT 100000 + g, minhash_sketch(array(SELECT (100000 + g)::bigint * 1000 + i FROM generate_series(1, 60) i))
+	FROM generate_series(1, 1000) g
+	UNION ALL
+	SELECT 200000, minhash_sketch(array(SELECT 7::bigint * 1000 + i FROM generate_series(1, 59) i))});
+like($err, qr/near-duplicate of an existing row.*Key \(id\)=\(7\)/s,
+	'a near-duplicate inside a load is rejected by the statement-level trigger, naming the existing row');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM items2'), '100000', 'and nothing of that load stays');
+
 $node->stop;
 done_testing();

@@ -115,66 +115,66 @@ SELECT count(*) FROM adocs;
 
 -- fired AFTER INSERT FOR EACH STATEMENT, with the statement's rows as a
 -- transition table: checked together (for bulk loads)
-CREATE TABLE sdocs (id int PRIMARY KEY, body text,
+CREATE TABLE stmt_docs (id int PRIMARY KEY, body text,
                     sketch minhash GENERATED ALWAYS AS (minhash_sketch(body)) STORED);
-CREATE INDEX ON sdocs USING gin (sketch minhash_ops);
-CREATE TRIGGER no_near_duplicates AFTER INSERT ON sdocs REFERENCING NEW TABLE AS new_rows
+CREATE INDEX ON stmt_docs USING gin (sketch minhash_ops);
+CREATE TRIGGER no_near_duplicates AFTER INSERT ON stmt_docs REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION ndd_reject_near_duplicates('sketch', '0.8');
-INSERT INTO sdocs (id, body) SELECT g, words_of(g) FROM generate_series(1, 40) g;
+INSERT INTO stmt_docs (id, body) SELECT g, words_of(g) FROM generate_series(1, 40) g;
 -- a near-duplicate among the statement's own rows
-INSERT INTO sdocs (id, body) VALUES (41, words_of(41)), (42, 'unrelated words'), (43, words_of(41) || ' x');
+INSERT INTO stmt_docs (id, body) VALUES (41, words_of(41)), (42, 'unrelated words'), (43, words_of(41) || ' x');
 \echo :SQLSTATE
 -- a near-duplicate of a stored row, with few stored rows (their keys are read)
-INSERT INTO sdocs (id, body) SELECT 40 + g, words_of(40 + g) FROM generate_series(1, 5) g
+INSERT INTO stmt_docs (id, body) SELECT 40 + g, words_of(40 + g) FROM generate_series(1, 5) g
 UNION ALL SELECT 50, words_of(7) || ' x';
 \echo :SQLSTATE
 -- and with many (each new row is looked up in the index)
-INSERT INTO sdocs (id, body) VALUES (51, words_of(9) || ' y');
+INSERT INTO stmt_docs (id, body) VALUES (51, words_of(9) || ' y');
 \echo :SQLSTATE
 -- rows that are no near-duplicates go in, with a NULL sketch among them
-INSERT INTO sdocs (id, body) SELECT 40 + g, words_of(40 + g) FROM generate_series(1, 5) g
+INSERT INTO stmt_docs (id, body) SELECT 40 + g, words_of(40 + g) FROM generate_series(1, 5) g
 UNION ALL SELECT 46, NULL;
-INSERT INTO sdocs (id, body) VALUES (47, words_of(47));
-SELECT count(*) FROM sdocs;
+INSERT INTO stmt_docs (id, body) VALUES (47, words_of(47));
+SELECT count(*) FROM stmt_docs;
 -- the same answers without the index
-DROP INDEX sdocs_sketch_idx;
-INSERT INTO sdocs (id, body) VALUES (60, words_of(60)), (61, words_of(60) || ' z');
+DROP INDEX stmt_docs_sketch_idx;
+INSERT INTO stmt_docs (id, body) VALUES (60, words_of(60)), (61, words_of(60) || ' z');
 \echo :SQLSTATE
-INSERT INTO sdocs (id, body) VALUES (62, words_of(3) || ' z');
+INSERT INTO stmt_docs (id, body) VALUES (62, words_of(3) || ' z');
 \echo :SQLSTATE
-INSERT INTO sdocs (id, body) VALUES (63, words_of(63));
+INSERT INTO stmt_docs (id, body) VALUES (63, words_of(63));
 -- a simhash column
-CREATE TABLE sfps (id int PRIMARY KEY, fp simhash);
-CREATE TRIGGER no_near_fps AFTER INSERT ON sfps REFERENCING NEW TABLE AS n
+CREATE TABLE stmt_fps (id int PRIMARY KEY, fp simhash);
+CREATE TRIGGER no_near_fps AFTER INSERT ON stmt_fps REFERENCING NEW TABLE AS n
     FOR EACH STATEMENT EXECUTE FUNCTION ndd_reject_near_duplicates('fp', '3');
-INSERT INTO sfps SELECT g, simhash_from_bigint(hashint8extended(g, 3)) FROM generate_series(1, 100) g;
-INSERT INTO sfps VALUES (101, simhash_from_bigint(hashint8extended(101, 3))),
+INSERT INTO stmt_fps SELECT g, simhash_from_bigint(hashint8extended(g, 3)) FROM generate_series(1, 100) g;
+INSERT INTO stmt_fps VALUES (101, simhash_from_bigint(hashint8extended(101, 3))),
                         (102, simhash_from_bigint(hashint8extended(101, 3) # 6));
 \echo :SQLSTATE
-INSERT INTO sfps VALUES (103, simhash_from_bigint(hashint8extended(5, 3) # 1));
+INSERT INTO stmt_fps VALUES (103, simhash_from_bigint(hashint8extended(5, 3) # 1));
 \echo :SQLSTATE
-SELECT count(*) FROM sfps;
+SELECT count(*) FROM stmt_fps;
 -- misuse: no transition table, UPDATE, skip, verification
-CREATE TABLE smisuse (id int, sketch minhash, body text);
-CREATE TRIGGER t AFTER INSERT ON smisuse FOR EACH STATEMENT EXECUTE FUNCTION ndd_reject_near_duplicates('sketch');
-INSERT INTO smisuse (id) VALUES (1);
+CREATE TABLE stmt_misuse (id int, sketch minhash, body text);
+CREATE TRIGGER t AFTER INSERT ON stmt_misuse FOR EACH STATEMENT EXECUTE FUNCTION ndd_reject_near_duplicates('sketch');
+INSERT INTO stmt_misuse (id) VALUES (1);
 \echo :SQLSTATE
-DROP TRIGGER t ON smisuse;
-CREATE TRIGGER t AFTER UPDATE ON smisuse REFERENCING NEW TABLE AS n FOR EACH STATEMENT
+DROP TRIGGER t ON stmt_misuse;
+CREATE TRIGGER t AFTER UPDATE ON stmt_misuse REFERENCING NEW TABLE AS n FOR EACH STATEMENT
     EXECUTE FUNCTION ndd_reject_near_duplicates('sketch');
-UPDATE smisuse SET id = 2;
+UPDATE stmt_misuse SET id = 2;
 \echo :SQLSTATE
-DROP TRIGGER t ON smisuse;
-CREATE TRIGGER t AFTER INSERT ON smisuse REFERENCING NEW TABLE AS n FOR EACH STATEMENT
+DROP TRIGGER t ON stmt_misuse;
+CREATE TRIGGER t AFTER INSERT ON stmt_misuse REFERENCING NEW TABLE AS n FOR EACH STATEMENT
     EXECUTE FUNCTION ndd_reject_near_duplicates('sketch', '0.8', 'skip');
-INSERT INTO smisuse (id, sketch) VALUES (1, minhash_sketch('a b c d e f'));
+INSERT INTO stmt_misuse (id, sketch) VALUES (1, minhash_sketch('a b c d e f'));
 \echo :SQLSTATE
-DROP TRIGGER t ON smisuse;
-CREATE TRIGGER t AFTER INSERT ON smisuse REFERENCING NEW TABLE AS n FOR EACH STATEMENT
+DROP TRIGGER t ON stmt_misuse;
+CREATE TRIGGER t AFTER INSERT ON stmt_misuse REFERENCING NEW TABLE AS n FOR EACH STATEMENT
     EXECUTE FUNCTION ndd_reject_near_duplicates('sketch', '0.8', 'error', 'body');
-INSERT INTO smisuse (id, sketch) VALUES (1, minhash_sketch('a b c d e f'));
+INSERT INTO stmt_misuse (id, sketch) VALUES (1, minhash_sketch('a b c d e f'));
 \echo :SQLSTATE
-DROP TABLE smisuse;
+DROP TABLE stmt_misuse;
 
 -- misuse
 CREATE TABLE misuse (id int, sketch minhash, body text, gen minhash GENERATED ALWAYS AS (minhash_sketch(body)) STORED);
@@ -314,17 +314,17 @@ INSERT INTO trig_sdocs VALUES (-4, 'ffff0000ffff0003'), (-5, '0f0f0f0f0f0f0f0f')
 SELECT id FROM trig_sdocs_skip ORDER BY id;
 SELECT id, fp FROM trig_sdocs WHERE id < 1 ORDER BY id;
 -- bad distances
-CREATE TABLE smisuse (id int, fp simhash);
-CREATE TRIGGER t BEFORE INSERT ON smisuse FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('fp', '7');
-INSERT INTO smisuse VALUES (1, '0000000000000000');
+CREATE TABLE stmt_misuse (id int, fp simhash);
+CREATE TRIGGER t BEFORE INSERT ON stmt_misuse FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('fp', '7');
+INSERT INTO stmt_misuse VALUES (1, '0000000000000000');
 \echo :SQLSTATE
-DROP TRIGGER t ON smisuse;
-CREATE TRIGGER t BEFORE INSERT ON smisuse FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('fp', '0.8');
-INSERT INTO smisuse VALUES (1, '0000000000000000');
+DROP TRIGGER t ON stmt_misuse;
+CREATE TRIGGER t BEFORE INSERT ON stmt_misuse FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('fp', '0.8');
+INSERT INTO stmt_misuse VALUES (1, '0000000000000000');
 \echo :SQLSTATE
-DROP TRIGGER t ON smisuse;
+DROP TRIGGER t ON stmt_misuse;
 SET ndd.hamming_threshold = 9;
-CREATE TRIGGER t BEFORE INSERT ON smisuse FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('fp');
-INSERT INTO smisuse VALUES (1, '0000000000000000');
+CREATE TRIGGER t BEFORE INSERT ON stmt_misuse FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('fp');
+INSERT INTO stmt_misuse VALUES (1, '0000000000000000');
 \echo :SQLSTATE
 RESET ndd.hamming_threshold;

@@ -16,6 +16,9 @@
 #   NDD_BENCH_SEQ_QUERIES   of those, how many are also answered by a
 #                           sequential scan, the reference (default 10)
 #   NDD_BENCH_KEY_BITS      key_bits of the index (default 16)
+#   NDD_BENCH_BOUND_QUERIES of the queries, how many get the posting-list
+#                           bound: the postings the prefix filter leaves to
+#                           read, given the tenth row's similarity (default 50)
 #
 # No -e: common.sh's helpers test with `[ ] &&` and its EXIT trap must run
 # to the end to stop the cluster, so failures are handled one by one.
@@ -27,7 +30,8 @@ sub=${NDD_BENCH_TRGM_DOCS:-20000}
 nq=${NDD_BENCH_QUERIES:-200}
 seqq=${NDD_BENCH_SEQ_QUERIES:-10}
 kbits=${NDD_BENCH_KEY_BITS:-16}
-for v in "$docs" "$sub" "$nq" "$seqq" "$kbits"; do
+boundq=${NDD_BENCH_BOUND_QUERIES:-50}
+for v in "$docs" "$sub" "$nq" "$seqq" "$kbits" "$boundq"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "NDD_BENCH_* values must be positive integers" >&2; exit 1; }
 done
 [ "$sub" -le "$docs" ] || sub=$docs
@@ -58,7 +62,7 @@ ndd_build_install
 commit=$(git -C "$NDD_TOP" describe --always --dirty 2>/dev/null || echo unknown)
 
 say "sketching, indexing and timing (holding the install lock)"
-psql -v docs="$docs" -v sub="$sub" -v nq="$nq" -v seqq="$seqq" -v kbits="$kbits" \
+psql -v docs="$docs" -v sub="$sub" -v nq="$nq" -v seqq="$seqq" -v kbits="$kbits" -v boundq="$boundq" \
 	-v trgm="$trgm" -v commit="$commit" -v corpus="$corpus" \
 	-f "$NDD_TOP/bench/topk.sql" || exit 1
 exit 0

@@ -3,8 +3,8 @@
 -- ordered by similarity (the reference) and pg_trgm's <-> over GiST.  Run by
 -- bench/topk.sh, which loads t_load(id, family, edit_rate, doc) and sets
 -- :docs, :sub (rows of t_small), :nq (queries), :seqq (queries also run as a
--- sequential scan), :kbits (key_bits), :trgm (pg_trgm installed), :commit
--- and :corpus.
+-- sequential scan), :kbits (key_bits), :boundq (queries given the
+-- posting-list bound), :trgm (pg_trgm installed), :commit and :corpus.
 
 \set ON_ERROR_STOP 1
 SET client_min_messages = warning;
@@ -172,6 +172,44 @@ SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY sims[10])::numeric, 3) 
 	   count(*) FILTER (WHERE sims[10] = 0) AS tenth_zero, count(*) AS n
 FROM bench_lat WHERE label = 'ndd top-10, t' AND pass = 1 \gset
 \echo 'the tenth row''s similarity: median' :tenth_med ',' :tenth_zero 'of' :n 'queries at 0 (fewer than 10 rows share a position)'
+
+-- What any search over per-position posting lists must read.  A row among
+-- the k nearest agrees with the query on at least theta positions (theta:
+-- the k-th similarity times num_perm), so it is in at least one of the
+-- 129 - theta shortest of the query's 128 lists (the prefix filter of
+-- all-pairs search): a posting-list method cannot read less than those,
+-- even told theta.  Full 64-bit keys, so these are the shortest lists any
+-- key_bits can give.
+SELECT num_perm FROM minhash_settings((SELECT mh FROM bench_q WHERE qset = 'big' LIMIT 1)) \gset
+CREATE TABLE bound_q AS
+SELECT q.ord, round(l.sims[10] * :num_perm)::int AS theta, q.mh
+FROM bench_q q JOIN bench_lat l ON l.label = 'ndd top-10, t' AND l.pass = 1
+	AND l.qset = q.qset AND l.ord = q.ord
+WHERE q.qset = 'big' AND q.ord <= :boundq;
+CREATE TABLE bound_k AS
+SELECT b.ord, k.key FROM bound_q b, unnest(minhash_band_keys(b.mh, :num_perm, 1)) k(key);
+SET max_parallel_workers_per_gather = 2;
+CREATE TABLE bound_n AS
+SELECT x.key, count(*) AS n
+FROM (SELECT unnest(minhash_band_keys(t.mh, :num_perm, 1)) AS key FROM t) x
+WHERE x.key IN (SELECT key FROM bound_k)
+GROUP BY x.key;
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE bound_per_q AS
+SELECT b.ord, b.theta,
+	   sum(l.n) FILTER (WHERE l.r <= :num_perm + 1 - b.theta) AS prefix_postings,
+	   sum(l.n) AS all_postings, max(l.n) AS longest
+FROM bound_q b
+JOIN (SELECT k.ord, n.n, row_number() OVER (PARTITION BY k.ord ORDER BY n.n) AS r
+	  FROM bound_k k JOIN bound_n n USING (key)) l USING (ord)
+GROUP BY b.ord, b.theta;
+SELECT count(*) AS bq, percentile_cont(0.5) WITHIN GROUP (ORDER BY theta) AS theta_med,
+	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY prefix_postings)) AS prefix_med,
+	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY all_postings)) AS all_med,
+	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY longest)) AS longest_med
+FROM bound_per_q \gset
+\echo 'what a posting-list search must read (' :bq 'queries): the tenth row agrees on' :theta_med 'positions (median);'
+\echo 'the prefix filter leaves' :prefix_med 'postings to read even knowing that (median), of' :all_med 'in the query''s lists; longest list' :longest_med
 SELECT format('summary: ndd top-10 at %s docs: p50 %s ms, p99 %s ms, index %s B/row (rows = 1, key_bits = %s), build %s s; target p50 <= 2 ms',
 			  :rows, round(s.p50::numeric, 2), round(s.p99::numeric, 2),
 			  round(i.bytes::numeric / i.rows), :kbits, round(i.build_s::numeric))

@@ -12,6 +12,7 @@ OBJS = \
 	src/key_filter.o \
 	src/components.o \
 	src/minhash_gin.o \
+	src/minhash_topk.o \
 	src/similar_support.o \
 	src/trigger.o \
 	src/live_clusters.o \
@@ -32,7 +33,7 @@ PGFILEDESC = "ndd - near-duplicate detection"
 
 REGRESS = shingle minhash minhash_accuracy agg minhash_gin trigger guard pairs nearest names simhash simhash_gin simhash_gist live_clusters imatch_spotsigs bbit_supershingles simhash_batch labels bad_inputs
 REGRESS_OPTS = --inputdir=test --load-extension=ndd
-ISOLATION = near_duplicate_race live_clusters_race
+ISOLATION = near_duplicate_race live_clusters_race top_k_snapshot
 ISOLATION_OPTS = --inputdir=test --load-extension=ndd
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl

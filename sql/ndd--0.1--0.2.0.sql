@@ -1150,8 +1150,10 @@ COMMENT ON FUNCTION simhash_batch(regclass, regclass, int, name, name) IS
 -- the rows and similarities of
 --   SELECT id, similarity(sketch, query) FROM tbl WHERE sketch IS NOT NULL
 --   ORDER BY similarity DESC, id LIMIT k
--- served by a minhash_ops index where one is exact low enough:
---   1. similar(sketch, query, t) at falling thresholds t (1/2, 1/4, ...),
+-- served by a minhash_ops index:
+--   0. with an index of one-row bands on a plain table, by counting each
+--      row's keys in the query's posting lists (minhash_index_top_k);
+--   1. else similar(sketch, query, t) at falling thresholds t (1/2, 1/4, ...),
 --      none below the lowest threshold every minhash_ops index on
 --      the column serves exactly (minhash_index_exact_threshold), so each
 --      pass returns every row at least t similar, and the first pass that
@@ -1168,6 +1170,18 @@ LANGUAGE C STABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION minhash_index_exact_threshold(regclass, name) IS
 'the lowest threshold from which similar() on the column is exact through every minhash_ops index on it, of the table and its partitions (NULL: no such index)';
+
+CREATE FUNCTION minhash_index_top_k(tbl regclass, sketch_column name, id_column name,
+                                    query minhash, k int,
+                                    OUT ids bigint[], OUT similarities float8[],
+                                    OUT postings bigint, OUT index_name text)
+RETURNS record
+AS 'MODULE_PATHNAME', 'minhash_index_top_k'
+-- parallel restricted, as tbl may be a temporary table
+LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION minhash_index_top_k(regclass, name, name, minhash, int) IS
+'internal to near_duplicate_top_k: the rows above similarity 0 among the k most similar, by counting keys in the posting lists of a minhash_ops index of one-row bands (NULLs: it cannot answer)';
 
 CREATE FUNCTION near_duplicate_top_k(tbl regclass, sketch_column name, id_column name,
                                      query minhash, k int DEFAULT 10,
@@ -1196,6 +1210,8 @@ DECLARE
     pass text;
     rest text;
     plan jsonb;
+    postings bigint;
+    index_name text;
 BEGIN
     SELECT e.extnamespace, x.nspname INTO ndd_nsp, ndd
     FROM pg_catalog.pg_extension e
@@ -1252,6 +1268,39 @@ BEGIN
               WHERE %1$I.similar(t.%2$I, $1, $2)
               ORDER BY 3 DESC, 2 LIMIT $3) r$q$,
         ndd, sketch_column, id_column, id_order, tbl);
+    -- the rows at similarity 0 with the smallest ids
+    rest := pg_catalog.format($q$
+        SELECT t.%3$I::pg_catalog.int8, %1$I.similarity(t.%2$I, $1)
+        FROM %5$s t
+        WHERE t.%2$I IS NOT NULL AND %1$I.similarity(t.%2$I, $1) OPERATOR(pg_catalog.<) $2
+        ORDER BY %4$s LIMIT $3$q$,
+        ndd, sketch_column, id_column, id_order, tbl);
+
+    -- 0. counting keys in the posting lists of an index of one-row bands
+    IF NOT empty THEN
+        EXECUTE pg_catalog.format($q$
+            SELECT c.ids, c.similarities, c.postings, c.index_name
+            FROM %1$I.minhash_index_top_k($1, $2, $3, $4, $5) c$q$, ndd)
+            USING tbl, sketch_column, id_column, query, k
+            INTO ids, sims, postings, index_name;
+        IF ids IS NOT NULL THEN
+            n := pg_catalog.cardinality(ids);
+            IF progress THEN
+                RAISE NOTICE 'ndd: % rows above similarity 0 from % postings of index %', n, postings, index_name;
+            END IF;
+            RETURN QUERY SELECT * FROM ROWS FROM (pg_catalog.unnest(ids), pg_catalog.unnest(sims));
+            IF n < k THEN
+                IF progress THEN
+                    RAISE NOTICE 'ndd: the other % rows at similarity 0, by %', k - n, id_column;
+                END IF;
+                RETURN QUERY EXECUTE rest USING query, 1::pg_catalog.float8 / num_perm, k - n;
+            END IF;
+            RETURN;
+        END IF;
+        ids := '{}';
+        sims := '{}';
+    END IF;
+
     -- 1. passes at falling thresholds, each exact through the index
     m := num_perm;
     WHILE m > lowest_m LOOP
@@ -1275,12 +1324,6 @@ BEGIN
 
     IF lowest_m = 1 OR empty THEN
         -- 2. every row not found has similarity 0: the smallest ids
-        rest := pg_catalog.format($q$
-            SELECT t.%3$I::pg_catalog.int8, %1$I.similarity(t.%2$I, $1)
-            FROM %5$s t
-            WHERE t.%2$I IS NOT NULL AND %1$I.similarity(t.%2$I, $1) OPERATOR(pg_catalog.<) $2
-            ORDER BY %4$s LIMIT $3$q$,
-            ndd, sketch_column, id_column, id_order, tbl);
         IF progress THEN
             RAISE NOTICE 'ndd: the other % rows at similarity 0, by %', k - n, id_column;
         END IF;

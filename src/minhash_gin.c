@@ -74,6 +74,8 @@ static relopt_enum_elt_def unit_values[] =
 	{(const char *) NULL, 0}
 };
 
+static Datum *GinKeys(const struct MinHashGinOptions *opts, const MinHash *mh, int32 *nkeys);
+
 /* The banding an index uses, from its options. */
 static void
 GinBanding(const MinHashGinOptions *opts, int *bands, int *rows)
@@ -149,6 +151,17 @@ gin_minhash_options(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+/* The opclass options of column attno of a minhash_ops index. */
+static MinHashGinOptions *
+GinIndexOptions(Relation index, int attno)
+{
+	bytea	  **options = RelationGetIndexAttOptions(index, false);
+
+	if (options[attno - 1] == NULL)
+		elog(ERROR, "index \"%s\" has no minhash_ops options", RelationGetRelationName(index));
+	return (MinHashGinOptions *) options[attno - 1];
+}
+
 /*
  * Does column attno of this minhash_ops index return every row whose
  * similarity reaches threshold?  *bands and *rows are set to its banding.
@@ -157,13 +170,45 @@ gin_minhash_options(PG_FUNCTION_ARGS)
 bool
 MinHashGinIsExact(Relation index, int attno, double threshold, int *bands, int *rows)
 {
-	bytea	  **options = RelationGetIndexAttOptions(index, false);
-	MinHashGinOptions *opts = (MinHashGinOptions *) options[attno - 1];
+	MinHashGinOptions *opts = GinIndexOptions(index, attno);
 
-	if (opts == NULL)
-		elog(ERROR, "index \"%s\" has no minhash_ops options", RelationGetRelationName(index));
 	GinBanding(opts, bands, rows);
 	return LshRequiredBands(opts->num_perm, *bands, *rows, threshold) >= 1;
+}
+
+/*
+ * The banding and key_bits of column attno of this minhash_ops index, and
+ * the keys it holds for sketch mh (one per band), for callers that read its
+ * posting lists themselves (minhash_topk.c).  Errors out, as a scan does,
+ * when mh was made otherwise than the index's sketches.
+ */
+Datum *
+MinHashGinIndexKeys(Relation index, int attno, const MinHash *mh,
+					int32 *nkeys, int *bands, int *rows)
+{
+	MinHashGinOptions *opts = GinIndexOptions(index, attno);
+
+	GinBanding(opts, bands, rows);
+	return GinKeys(opts, mh, nkeys);
+}
+
+/* The banding of column attno of this minhash_ops index. */
+void
+MinHashGinBanding(Relation index, int attno, int *bands, int *rows)
+{
+	MinHashGinOptions *opts = GinIndexOptions(index, attno);
+
+	GinBanding(opts, bands, rows);
+}
+
+/* The GIN operator family minhash_ops of the schema ndd is installed in. */
+Oid
+MinHashGinFamily(Oid ndd_function)
+{
+	return get_opfamily_oid(GIN_AM_OID,
+							list_make2(makeString(get_namespace_name(get_func_namespace(ndd_function))),
+									   makeString("minhash_ops")),
+							false);
 }
 
 /*
@@ -173,14 +218,11 @@ MinHashGinIsExact(Relation index, int attno, double threshold, int *bands, int *
 static double
 GinLowestExact(Relation index, int attno)
 {
-	bytea	  **options = RelationGetIndexAttOptions(index, false);
-	MinHashGinOptions *opts = (MinHashGinOptions *) options[attno - 1];
+	MinHashGinOptions *opts = GinIndexOptions(index, attno);
 	int			k;
 	int			bands,
 				rows;
 
-	if (opts == NULL)
-		elog(ERROR, "index \"%s\" has no minhash_ops options", RelationGetRelationName(index));
 	k = opts->num_perm;
 	for (int m = 1; m < k; m++)
 		if (MinHashGinIsExact(index, attno, (double) m / k, &bands, &rows))
@@ -208,15 +250,17 @@ minhash_index_exact_threshold(PG_FUNCTION_ARGS)
 	ListCell   *lt;
 	double		result = -1.0;
 
-	/* lock nothing the caller may not read */
+	/* lock nothing the caller may not read: the table, or the column */
 	aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
+	if (aclresult != ACLCHECK_OK &&
+		get_attnum(relid, NameStr(*column)) > 0 &&
+		pg_attribute_aclcheck(relid, get_attnum(relid, NameStr(*column)),
+							  GetUserId(), ACL_SELECT) == ACLCHECK_OK)
+		aclresult = ACLCHECK_OK;
 	if (aclresult != ACLCHECK_OK)
 		aclcheck_error(aclresult, get_relkind_objtype(get_rel_relkind(relid)),
 					   get_rel_name(relid));
-	family = get_opfamily_oid(GIN_AM_OID,
-							  list_make2(makeString(get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid))),
-										 makeString("minhash_ops")),
-							  false);
+	family = MinHashGinFamily(fcinfo->flinfo->fn_oid);
 	tables = find_all_inheritors(relid, AccessShareLock, NULL);
 	foreach(lt, tables)
 	{

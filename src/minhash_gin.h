@@ -7,6 +7,12 @@
 
 #include "utils/rel.h"
 
+#include "minhash.h"
+
+extern Datum *MinHashGinIndexKeys(Relation index, int attno, const MinHash *mh,
+								  int32 *nkeys, int *bands, int *rows);
+extern void MinHashGinBanding(Relation index, int attno, int *bands, int *rows);
+extern Oid	MinHashGinFamily(Oid ndd_function);
 extern bool MinHashGinIsExact(Relation index, int attno, double threshold,
 							  int *bands, int *rows);
 

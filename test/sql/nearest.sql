@@ -36,10 +36,14 @@ UNION ALL SELECT -2, minhash_sketch('', shingle_size => 2);
 SELECT count(*) AS queries FROM nq;
 
 -- the reference: a sequential scan ordered by similarity, ties by id
-CREATE FUNCTION pg_temp.ref(q minhash, k int) RETURNS TABLE (id bigint, similarity float8)
-LANGUAGE sql AS $$
-    SELECT d.id, similarity(d.sketch, q) FROM ndocs d WHERE d.sketch IS NOT NULL
-    ORDER BY 2 DESC, d.id LIMIT k
+CREATE FUNCTION pg_temp.ref(q minhash, k int, tbl regclass DEFAULT 'ndocs')
+RETURNS TABLE (id bigint, similarity float8)
+LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN QUERY EXECUTE format('SELECT d.id::bigint, similarity(d.sketch, $1) FROM %s d
+                                 WHERE d.sketch IS NOT NULL ORDER BY 2 DESC, d.id LIMIT $2', tbl)
+    USING q, k;
+END
 $$;
 -- per k: queries, and those whose answer is exactly the reference's
 CREATE FUNCTION pg_temp.compare(tbl regclass DEFAULT 'ndocs')
@@ -49,7 +53,7 @@ RETURNS TABLE (k int, queries bigint, same bigint) LANGUAGE sql AS $$
          FROM near_duplicate_top_k(tbl, 'sketch', 'id', nq.q, k) WITH ORDINALITY n(id, similarity, o))
         IS NOT DISTINCT FROM
         (SELECT array_agg(ROW(r.id, r.similarity)::text ORDER BY r.o)
-         FROM pg_temp.ref(nq.q, k) WITH ORDINALITY r(id, similarity, o)))
+         FROM pg_temp.ref(nq.q, k, tbl) WITH ORDINALITY r(id, similarity, o)))
     FROM nq, unnest(ARRAY[1, 3, 5, 10, 25, 2000]) k
     GROUP BY k ORDER BY k
 $$;
@@ -81,6 +85,49 @@ SELECT * FROM near_duplicate_top_k('ndocs', 'sketch', 'id', (SELECT sketch FROM 
 SELECT * FROM near_duplicate_top_k('ndocs', 'sketch', 'id', (SELECT q FROM nq WHERE qid = -1), 3, progress => true);
 -- an empty query is 0 similar to everything: no pass at all
 SELECT * FROM near_duplicate_top_k('ndocs', 'sketch', 'id', (SELECT q FROM nq WHERE qid = -2), 2, progress => true);
+-- every answer above but the empty query's came from counting keys in the
+-- posting lists
+SELECT k, count(*) FILTER (WHERE c.ids IS NOT NULL) AS counted, count(*) AS queries
+FROM nq, unnest(ARRAY[1, 3, 5, 10, 25, 2000]) k,
+     minhash_index_top_k('ndocs', 'sketch', 'id', nq.q, k) c
+GROUP BY k ORDER BY k;
+RESET enable_seqscan;
+
+-- the counted answer as rows change: a pending list (fastupdate), HOT and
+-- other updates, deletes, rows without a sketch; then the same after the
+-- pending list is moved into the index
+CREATE TABLE ndocs_live AS SELECT id, sketch, NULL::text AS note FROM ndocs;
+ALTER TABLE ndocs_live ADD PRIMARY KEY (id);
+CREATE INDEX ndocs_live_rows1 ON ndocs_live USING gin (sketch minhash_ops(shingle_size = 2, rows = 1, key_bits = 16));
+INSERT INTO ndocs_live SELECT id + 10000, sketch FROM ndocs WHERE id % 7 = 0;
+UPDATE ndocs_live SET note = 'hot' WHERE id % 11 = 0;
+UPDATE ndocs_live l SET sketch = d.sketch FROM ndocs d WHERE d.id = l.id + 1 AND l.id % 13 = 0;
+UPDATE ndocs_live SET sketch = NULL WHERE id % 19 = 0;
+DELETE FROM ndocs_live WHERE id % 17 = 0;
+CREATE EXTENSION IF NOT EXISTS pgstattuple;
+SELECT pending_tuples > 0 AS pending FROM pgstatginindex('ndocs_live_rows1');
+SELECT * FROM pg_temp.compare('ndocs_live') WHERE k IN (1, 10, 25);
+SELECT count(*) FILTER (WHERE c.ids IS NOT NULL) AS counted, count(*) AS queries
+FROM nq, minhash_index_top_k('ndocs_live', 'sketch', 'id', nq.q, 10) c;
+SELECT gin_clean_pending_list('ndocs_live_rows1') > 0 AS cleaned;
+SELECT * FROM pg_temp.compare('ndocs_live') WHERE k IN (1, 10, 25);
+-- keys of 4 bits collide for most rows: too many candidates for the
+-- counted answer, and the passes answer instead
+DROP INDEX ndocs_live_rows1;
+CREATE INDEX ndocs_live_kb4 ON ndocs_live USING gin (sketch minhash_ops(shingle_size = 2, rows = 1, key_bits = 4));
+SELECT count(*) FILTER (WHERE c.ids IS NOT NULL) AS counted, count(*) AS queries
+FROM nq, minhash_index_top_k('ndocs_live', 'sketch', 'id', nq.q, 10) c;
+SELECT * FROM pg_temp.compare('ndocs_live') WHERE k IN (1, 10);
+-- a NULL id among the best rows: a scan orders it last, the passes answer
+DROP INDEX ndocs_live_kb4;
+CREATE INDEX ndocs_live_rows1 ON ndocs_live USING gin (sketch minhash_ops(shingle_size = 2, rows = 1, key_bits = 16));
+ALTER TABLE ndocs_live DROP CONSTRAINT ndocs_live_pkey, ALTER COLUMN id DROP NOT NULL;
+UPDATE ndocs_live SET id = NULL WHERE id = 4;
+SELECT c.ids IS NULL AS passed_on FROM minhash_index_top_k('ndocs_live', 'sketch', 'id', (SELECT sketch FROM ndocs WHERE id = 5), 4) c;
+SELECT * FROM near_duplicate_top_k('ndocs_live', 'sketch', 'id', (SELECT sketch FROM ndocs WHERE id = 5), 4);
+SELECT * FROM pg_temp.ref((SELECT sketch FROM ndocs WHERE id = 5), 4, 'ndocs_live');
+DROP TABLE ndocs_live;
+
 -- both indexes: the less exact one decides
 CREATE INDEX ndocs_default ON ndocs USING gin (sketch minhash_ops(shingle_size = 2));
 SELECT minhash_index_exact_threshold('ndocs', 'sketch'), 97 / 128.0 AS "97/128";
@@ -142,6 +189,29 @@ SELECT minhash_index_exact_threshold('ndocs', 'sketch');
 SELECT * FROM near_duplicate_top_k('ndocs', 'sketch', 'id', minhash_sketch('a b c d', shingle_size => 2));
 \echo :SQLSTATE
 RESET ROLE;
+-- row-level security: counting would bypass the policy, so the passes
+-- answer, with the rows the policy lets through
+CREATE TABLE ndocs_rls AS SELECT id, body, sketch FROM ndocs;
+CREATE INDEX ON ndocs_rls USING gin (sketch minhash_ops(shingle_size = 2, rows = 1, key_bits = 16));
+GRANT SELECT ON ndocs_rls TO regress_ndd_topk_reader;
+ALTER TABLE ndocs_rls ENABLE ROW LEVEL SECURITY;
+CREATE POLICY even_ids ON ndocs_rls TO regress_ndd_topk_reader USING (id % 2 = 0);
+SET ROLE regress_ndd_topk_reader;
+SELECT c.ids IS NULL AS passed_on
+FROM minhash_index_top_k('ndocs_rls', 'sketch', 'id', (SELECT sketch FROM ndocs_rls WHERE id = 4), 5) c;
+SELECT * FROM near_duplicate_top_k('ndocs_rls', 'sketch', 'id', (SELECT sketch FROM ndocs_rls WHERE id = 4), 5);
+RESET ROLE;
+-- SELECT on the two columns only is enough to count
+ALTER TABLE ndocs_rls DISABLE ROW LEVEL SECURITY;
+REVOKE SELECT ON ndocs_rls FROM regress_ndd_topk_reader;
+GRANT SELECT (id, sketch) ON ndocs_rls TO regress_ndd_topk_reader;
+SELECT sketch AS q4 FROM ndocs WHERE id = 4 \gset
+SET ROLE regress_ndd_topk_reader;
+SELECT c.ids, c.index_name
+FROM minhash_index_top_k('ndocs_rls', 'sketch', 'id', :'q4'::minhash, 3) c;
+SELECT * FROM near_duplicate_top_k('ndocs_rls', 'sketch', 'id', :'q4'::minhash, 3);
+RESET ROLE;
+DROP TABLE ndocs_rls;
 DROP ROLE regress_ndd_topk_reader;
-DROP FUNCTION pg_temp.compare(regclass), pg_temp.ref(minhash, int);
+DROP FUNCTION pg_temp.compare(regclass), pg_temp.ref(minhash, int, regclass);
 DROP TABLE "N parts", nempty, nq, ndocs, ntexts, nbase;

@@ -1,0 +1,745 @@
+/*
+ * minhash_topk.c
+ *		Exact top-k by minhash similarity, counted from the posting lists of
+ *		a minhash_ops index of one-row bands.
+ *
+ * In such an index every band is one sketch position, so a row that agrees
+ * with the query on a position holds the query's key for it: the number of
+ * the query's keys a row holds bounds from above the positions it agrees
+ * on (keys of key_bits bits may also collide, which only raises the bound).
+ * Reading the query's posting lists once and counting each row's keys
+ * therefore ranks every row by an upper bound of its similarity; reading
+ * the rows with the highest counts from the table gives their exact
+ * similarity, and the search stops when no unread count can reach the k-th
+ * exact one.
+ *
+ * GIN's own scan does the same union of posting lists one row at a time,
+ * with every list visited for every row (see bench/README.md, topk.sh);
+ * here the lists are read in heap order, a chunk of heap blocks at a time,
+ * into a dense table of counters that stays in cache.
+ *
+ * near_duplicate_top_k (sql/ndd.sql) calls this first and falls back to
+ * similar() passes when it cannot answer: no suitable index, a partitioned
+ * or inherited table, row-level security, a non-integer or NULL id, or
+ * more candidates at the k-th count than work_mem holds.
+ */
+#include "postgres.h"
+
+#include "access/gin_private.h"
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_type.h"
+#include "executor/tuptable.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/predicate.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
+
+#include "minhash.h"
+#include "minhash_gin.h"
+
+/* counters in the dense table of one chunk of heap blocks (512 kB) */
+#define TOPK_CHUNK_CELLS	(256 * 1024)
+
+/* One of the query's posting lists, read a leaf page at a time. */
+typedef struct PostingCursor
+{
+	Buffer		buffer;			/* pinned leaf of a posting tree, or invalid */
+	ItemPointer items;			/* the items read and not yet counted */
+	int			nitems;
+	int			next;
+	ItemPointerData last;		/* the last item of the page read */
+	bool		done;
+} PostingCursor;
+
+/* A row that holds count of the query's keys. */
+typedef struct Candidate
+{
+	ItemPointerData tid;
+	uint16		count;
+} Candidate;
+
+/* The best rows by count, a min-heap on count of at most cap entries. */
+typedef struct CandidateHeap
+{
+	Candidate  *items;
+	int			n;
+	int			cap;
+	int			dropped_max;	/* the highest count not kept */
+} CandidateHeap;
+
+/* A row of the answer. */
+typedef struct TopRow
+{
+	int64		id;
+	double		similarity;
+} TopRow;
+
+/* Is a ranked before b: more similar, or as similar and a smaller id? */
+static inline bool
+TopRowBefore(const TopRow *a, const TopRow *b)
+{
+	return a->similarity > b->similarity ||
+		(a->similarity == b->similarity && a->id < b->id);
+}
+
+static void
+CursorSetItems(PostingCursor *c, ItemPointer items, int nitems)
+{
+	c->items = items;
+	c->nitems = nitems;
+	c->next = 0;
+	if (nitems > 0)
+		c->last = items[nitems - 1];
+}
+
+/*
+ * Read the next leaf page of a posting tree, past the last item read: a
+ * page split while the page was unlocked moved the rest to the right.
+ * Items added since were added by transactions our snapshot cannot see.
+ */
+static void
+CursorNextPage(PostingCursor *c, Relation index)
+{
+	if (c->items)
+		pfree(c->items);
+	CursorSetItems(c, NULL, 0);
+	if (!BufferIsValid(c->buffer))
+	{
+		c->done = true;
+		return;
+	}
+	LockBuffer(c->buffer, GIN_SHARE);
+	for (;;)
+	{
+		Page		page = BufferGetPage(c->buffer);
+		ItemPointer items;
+		int			nitems;
+		int			skip;
+
+		if (GinPageRightMost(page))
+		{
+			UnlockReleaseBuffer(c->buffer);
+			c->buffer = InvalidBuffer;
+			c->done = true;
+			return;
+		}
+		c->buffer = ginStepRight(c->buffer, index, GIN_SHARE);
+		page = BufferGetPage(c->buffer);
+		if (GinPageIsDeleted(page))
+			continue;
+		/* whole segments up to the last item read are skipped, not items */
+		items = GinDataLeafPageGetItems(page, &nitems, c->last);
+		skip = 0;
+		while (skip < nitems && ItemPointerCompare(&items[skip], &c->last) <= 0)
+			skip++;
+		if (skip < nitems)
+		{
+			LockBuffer(c->buffer, GIN_UNLOCK);
+			CursorSetItems(c, items, nitems);
+			c->next = skip;
+			return;
+		}
+		if (items)
+			pfree(items);
+	}
+}
+
+/* Find key in the entry tree: its posting list, or its posting tree's first leaf. */
+static void
+CursorOpen(PostingCursor *c, Relation index, GinState *ginstate,
+		   OffsetNumber attnum, Datum key, Snapshot snapshot)
+{
+	GinBtreeData btree;
+	GinBtreeStack *stack;
+	bool		unlock = true;
+
+	memset(c, 0, sizeof(*c));
+	c->buffer = InvalidBuffer;
+	c->done = true;
+	ItemPointerSetMin(&c->last);
+
+	ginPrepareEntryScan(&btree, attnum, key, GIN_CAT_NORM_KEY, ginstate);
+	stack = ginFindLeafPage(&btree, true, false, snapshot);
+	if (btree.findItem(&btree, stack))
+	{
+		Page		page = BufferGetPage(stack->buffer);
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, stack->off));
+
+		if (GinIsPostingTree(itup))
+		{
+			BlockNumber root = GinGetPostingTree(itup);
+			GinBtreeData data;
+			GinBtreeStack *leaf;
+			ItemPointer items;
+			int			nitems;
+
+			/* as GIN's scan: an entry never loses its posting tree */
+			LockBuffer(stack->buffer, GIN_UNLOCK);
+			unlock = false;
+			leaf = ginScanBeginPostingTree(&data, index, root, snapshot);
+			c->buffer = leaf->buffer;
+			/* keep the leaf pinned after freeGinBtreeStack: vacuum waits */
+			IncrBufferRefCount(c->buffer);
+			items = GinDataLeafPageGetItems(BufferGetPage(c->buffer), &nitems, c->last);
+			LockBuffer(c->buffer, GIN_UNLOCK);
+			freeGinBtreeStack(leaf);
+			c->done = false;
+			CursorSetItems(c, items, nitems);
+			if (nitems == 0)
+				CursorNextPage(c, index);
+		}
+		else if (GinGetNPosting(itup) > 0)
+		{
+			int			nitems;
+			ItemPointer items = ginReadTuple(ginstate, attnum, itup, &nitems);
+
+			c->done = false;
+			CursorSetItems(c, items, nitems);
+		}
+	}
+	if (unlock)
+		LockBuffer(stack->buffer, GIN_UNLOCK);
+	freeGinBtreeStack(stack);
+}
+
+static int
+CompareInt32Datums(const void *a, const void *b)
+{
+	int32		x = DatumGetInt32(*(const Datum *) a);
+	int32		y = DatumGetInt32(*(const Datum *) b);
+
+	return (x > y) - (x < y);
+}
+
+static int
+CompareItemPointers(const void *a, const void *b)
+{
+	return ItemPointerCompare((ItemPointer) a, (ItemPointer) b);
+}
+
+/*
+ * The rows of the pending list (fastupdate) that hold one of the query's
+ * keys, once per key, in heap order.  Read before the entry tree, as GIN's
+ * scan does: a cleanup that runs meanwhile moves entries into the tree
+ * before it deletes their pending pages, so none is missed.  An entry seen
+ * in both places is counted twice, which only raises its bound.
+ */
+static void
+CursorOpenPending(PostingCursor *c, Relation index, GinState *ginstate,
+				  OffsetNumber attnum, Datum *sorted_keys, int nkeys)
+{
+	Buffer		metabuffer;
+	Buffer		buffer;
+	BlockNumber blkno;
+	ItemPointer hits = NULL;
+	int			nhits = 0;
+	int			maxhits = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->buffer = InvalidBuffer;
+	c->done = true;
+
+	metabuffer = ReadBuffer(index, GIN_METAPAGE_BLKNO);
+	LockBuffer(metabuffer, GIN_SHARE);
+	blkno = GinPageGetMeta(BufferGetPage(metabuffer))->head;
+	if (blkno == InvalidBlockNumber)
+	{
+		UnlockReleaseBuffer(metabuffer);
+		return;
+	}
+	buffer = ReadBuffer(index, blkno);
+	LockBuffer(buffer, GIN_SHARE);
+	UnlockReleaseBuffer(metabuffer);
+	for (;;)
+	{
+		Page		page = BufferGetPage(buffer);
+		OffsetNumber maxoff;
+
+		CHECK_FOR_INTERRUPTS();
+		/* a cleanup got here first: the rest is in the entry tree */
+		if (GinPageIsDeleted(page))
+			break;
+		maxoff = PageGetMaxOffsetNumber(page);
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+		{
+			IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+			GinNullCategory category;
+			Datum		key;
+
+			if (gintuple_get_attrnum(ginstate, itup) != attnum)
+				continue;
+			key = gintuple_get_key(ginstate, itup, &category);
+			if (category != GIN_CAT_NORM_KEY ||
+				bsearch(&key, sorted_keys, nkeys, sizeof(Datum), CompareInt32Datums) == NULL)
+				continue;
+			if (nhits == maxhits)
+			{
+				maxhits = Max(maxhits * 2, 64);
+				hits = hits ? repalloc(hits, maxhits * sizeof(ItemPointerData))
+					: palloc(maxhits * sizeof(ItemPointerData));
+			}
+			hits[nhits++] = itup->t_tid;
+		}
+		blkno = GinPageGetOpaque(page)->rightlink;
+		if (blkno == InvalidBlockNumber)
+			break;
+		{
+			Buffer		next = ReadBuffer(index, blkno);
+
+			LockBuffer(next, GIN_SHARE);
+			UnlockReleaseBuffer(buffer);
+			buffer = next;
+		}
+	}
+	UnlockReleaseBuffer(buffer);
+	if (nhits > 0)
+	{
+		qsort(hits, nhits, sizeof(ItemPointerData), CompareItemPointers);
+		c->done = false;
+		CursorSetItems(c, hits, nhits);
+	}
+	else if (hits)
+		pfree(hits);
+}
+
+/* Offer a row with count keys to the heap of the best counts. */
+static inline void
+HeapOffer(CandidateHeap *h, ItemPointerData tid, int count)
+{
+	int			i;
+
+	if (h->n == h->cap)
+	{
+		if (count <= h->items[0].count)
+		{
+			h->dropped_max = Max(h->dropped_max, count);
+			return;
+		}
+		/* replace the least and sift it down */
+		h->dropped_max = Max(h->dropped_max, h->items[0].count);
+		i = 0;
+		for (;;)
+		{
+			int			child = 2 * i + 1;
+
+			if (child >= h->n)
+				break;
+			if (child + 1 < h->n && h->items[child + 1].count < h->items[child].count)
+				child++;
+			if (h->items[child].count >= count)
+				break;
+			h->items[i] = h->items[child];
+			i = child;
+		}
+	}
+	else
+	{
+		/* append and sift up */
+		i = h->n++;
+		while (i > 0 && h->items[(i - 1) / 2].count > count)
+		{
+			h->items[i] = h->items[(i - 1) / 2];
+			i = (i - 1) / 2;
+		}
+	}
+	h->items[i].tid = tid;
+	h->items[i].count = (uint16) count;
+}
+
+static int
+CandidateByCountDesc(const void *a, const void *b)
+{
+	const Candidate *x = a;
+	const Candidate *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
+}
+
+/*
+ * Count, for every row, the query's keys it holds, over all the cursors,
+ * and keep the best counts in h.  The lists are in heap order; each round
+ * counts the items of a chunk of heap blocks in a dense table of slots
+ * line pointers per block, and the rare line pointer beyond them in a hash
+ * table.  Returns the postings read.
+ */
+static int64
+CountKeys(PostingCursor *cursors, int ncursors, Relation index, int slots,
+		  CandidateHeap *h)
+{
+	int			chunk_blocks = TOPK_CHUNK_CELLS / slots;
+	uint16	   *counts = palloc(TOPK_CHUNK_CELLS * sizeof(uint16));
+	HTAB	   *overflow = NULL;
+	int64		postings = 0;
+
+	for (;;)
+	{
+		BlockNumber lo = InvalidBlockNumber;
+		uint64		hi;
+
+		CHECK_FOR_INTERRUPTS();
+		for (int i = 0; i < ncursors; i++)
+			if (!cursors[i].done)
+				lo = Min(lo, ItemPointerGetBlockNumberNoCheck(&cursors[i].items[cursors[i].next]));
+		if (lo == InvalidBlockNumber)
+			break;
+		hi = (uint64) lo + chunk_blocks;
+		memset(counts, 0, TOPK_CHUNK_CELLS * sizeof(uint16));
+
+		for (int i = 0; i < ncursors; i++)
+		{
+			PostingCursor *c = &cursors[i];
+
+			while (!c->done)
+			{
+				ItemPointer item = &c->items[c->next];
+				BlockNumber block = ItemPointerGetBlockNumberNoCheck(item);
+				OffsetNumber offset = ItemPointerGetOffsetNumberNoCheck(item);
+
+				if (block >= hi)
+					break;
+				postings++;
+				if (offset >= 1 && offset <= slots)
+					counts[(block - lo) * slots + offset - 1]++;
+				else
+				{
+					bool		found;
+					Candidate  *entry;
+
+					if (overflow == NULL)
+					{
+						HASHCTL		ctl;
+
+						ctl.keysize = sizeof(ItemPointerData);
+						ctl.entrysize = sizeof(Candidate);
+						ctl.hcxt = CurrentMemoryContext;
+						overflow = hash_create("ndd top-k counts", 1024, &ctl,
+											   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+					}
+					entry = hash_search(overflow, item, HASH_ENTER, &found);
+					entry->count = found ? entry->count + 1 : 1;
+				}
+				if (++c->next == c->nitems)
+					CursorNextPage(c, index);
+			}
+		}
+
+		/* the counted rows of the chunk, skipping zeros four slots at a time */
+		for (int cell = 0; cell < TOPK_CHUNK_CELLS; cell += 4)
+		{
+			uint64		word;
+
+			memcpy(&word, &counts[cell], sizeof(word));
+			if (word == 0)
+				continue;
+			for (int j = cell; j < cell + 4; j++)
+				if (counts[j] > 0)
+				{
+					ItemPointerData tid;
+
+					ItemPointerSet(&tid, lo + j / slots, j % slots + 1);
+					HeapOffer(h, tid, counts[j]);
+				}
+		}
+	}
+	if (overflow)
+	{
+		HASH_SEQ_STATUS status;
+		Candidate  *entry;
+
+		hash_seq_init(&status, overflow);
+		while ((entry = hash_seq_search(&status)) != NULL)
+			HeapOffer(h, entry->tid, entry->count);
+		hash_destroy(overflow);
+	}
+	pfree(counts);
+	return postings;
+}
+
+/* An integer column's value as int64. */
+static int64
+IdValue(Datum value, Oid type)
+{
+	switch (type)
+	{
+		case INT2OID:
+			return DatumGetInt16(value);
+		case INT4OID:
+			return DatumGetInt32(value);
+		default:
+			return DatumGetInt64(value);
+	}
+}
+
+/*
+ * A minhash_ops index on column attnum of rel, of one-row bands, over
+ * every row: the one with the most key bits (fewest collisions).
+ * Returns its OID, or InvalidOid; *column is its column number.
+ */
+static Oid
+FindCountingIndex(Relation rel, AttrNumber attnum, Oid family, int *column)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+	Oid			best = InvalidOid;
+
+	foreach(lc, indexes)
+	{
+		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
+
+		if (index->rd_rel->relam == GIN_AM_OID &&
+			index->rd_index->indisvalid && index->rd_index->indisready &&
+			RelationGetIndexPredicate(index) == NIL)
+		{
+			for (int col = 0; col < index->rd_index->indnatts; col++)
+			{
+				int			bands,
+							rows;
+
+				if (index->rd_index->indkey.values[col] != attnum ||
+					index->rd_opfamily[col] != family)
+					continue;
+				MinHashGinBanding(index, col + 1, &bands, &rows);
+				if (rows == 1)
+				{
+					best = RelationGetRelid(index);
+					*column = col + 1;
+				}
+			}
+		}
+		index_close(index, AccessShareLock);
+		if (OidIsValid(best))
+			break;
+	}
+	list_free(indexes);
+	return best;
+}
+
+/*
+ * minhash_index_top_k(tbl regclass, sketch_column name, id_column name,
+ *                     query minhash, k int,
+ *                     OUT ids bigint[], OUT similarities float8[],
+ *                     OUT postings bigint, OUT index_name text)
+ *
+ * The rows of similarity above 0 among the k most similar to query (ties
+ * by smaller id), from a minhash_ops index of one-row bands; fewer than k
+ * when the rest are all at 0.  All NULL when it cannot answer.
+ */
+PG_FUNCTION_INFO_V1(minhash_index_top_k);
+Datum
+minhash_index_top_k(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	Name		sketch_column = PG_GETARG_NAME(1);
+	Name		id_column = PG_GETARG_NAME(2);
+	MinHash    *query = PG_GETARG_MINHASH_P(3);
+	int32		k = PG_GETARG_INT32(4);
+	TupleDesc	result_desc;
+	Datum		result[4];
+	bool		nulls[4] = {true, true, true, true};
+	Relation	rel;
+	AttrNumber	sketch_attnum,
+				id_attnum;
+	Oid			id_type;
+	Oid			index_oid;
+	int			column = 0;
+	Snapshot	snapshot = GetActiveSnapshot();
+	bool		answered = false;
+
+	if (get_call_result_type(fcinfo, NULL, &result_desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	if (k <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("k must be positive, not %d", k)));
+
+	/*
+	 * What a plain SELECT of the two columns would be refused, and anything
+	 * a sequential scan would see otherwise (policies, children), is left to
+	 * the caller's fallback; nothing is locked that the caller may not read.
+	 */
+	sketch_attnum = get_attnum(relid, NameStr(*sketch_column));
+	id_attnum = get_attnum(relid, NameStr(*id_column));
+	if (sketch_attnum <= 0 || id_attnum <= 0 ||
+		(pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
+		 (pg_attribute_aclcheck(relid, sketch_attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
+		  pg_attribute_aclcheck(relid, id_attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)))
+		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, result, nulls)));
+	id_type = get_atttype(relid, id_attnum);
+
+	rel = relation_open(relid, AccessShareLock);
+	if ((rel->rd_rel->relkind == RELKIND_RELATION || rel->rd_rel->relkind == RELKIND_MATVIEW) &&
+		!has_subclass(relid) &&
+		check_enable_rls(relid, InvalidOid, true) != RLS_ENABLED &&
+		(id_type == INT2OID || id_type == INT4OID || id_type == INT8OID) &&
+		!(query->flags & MINHASH_FLAG_EMPTY) &&
+		OidIsValid(index_oid = FindCountingIndex(rel, sketch_attnum,
+												 MinHashGinFamily(fcinfo->flinfo->fn_oid),
+												 &column)))
+	{
+		Relation	index = index_open(index_oid, AccessShareLock);
+		GinState	ginstate;
+		Datum	   *keys;
+		int32		nkeys;
+		int			bands,
+					rows;
+		int			slack;
+		int			slots;
+		int			cap;
+		PostingCursor *cursors;
+		CandidateHeap heap;
+		int64		postings;
+		TopRow	   *top;
+		int			ntop = 0;
+		bool		stopped = false;
+		IndexFetchTableData *fetch;
+		TupleTableSlot *slot;
+
+		keys = MinHashGinIndexKeys(index, column, query, &nkeys, &bands, &rows);
+		/* positions in no band bound nothing: every row may agree on them */
+		slack = query->num_perm - bands;
+		qsort(keys, nkeys, sizeof(Datum), CompareInt32Datums);
+
+		/*
+		 * Rows are kept for reading by count: k of them and room for ties
+		 * and dead rows.  If work_mem cannot hold them, fall back.
+		 */
+		cap = Max(4 * k, 1024);
+		if ((Size) cap * (sizeof(Candidate) + sizeof(TopRow)) + TOPK_CHUNK_CELLS * sizeof(uint16) >
+			(Size) work_mem * 1024)
+			goto done;
+
+		/* a row of a sketch takes at least this much of its heap page */
+		slots = BLCKSZ / (MAXALIGN(SizeofHeapTupleHeader) + MINHASH_HEADER_SIZE +
+						  sizeof(uint32) * query->num_perm + sizeof(ItemIdData));
+		slots = Min(Max(2 * slots, 8), MaxHeapTuplesPerPage);
+
+		/* the serializable read is of the whole table, as a scan's */
+		PredicateLockRelation(rel, snapshot);
+		initGinState(&ginstate, index);
+		cursors = palloc((nkeys + 1) * sizeof(PostingCursor));
+		CursorOpenPending(&cursors[nkeys], index, &ginstate, column, keys, nkeys);
+		for (int i = 0; i < nkeys; i++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			CursorOpen(&cursors[i], index, &ginstate, column, keys[i], snapshot);
+		}
+		heap.items = palloc(cap * sizeof(Candidate));
+		heap.n = 0;
+		heap.cap = cap;
+		heap.dropped_max = 0;
+		postings = CountKeys(cursors, nkeys + 1, index, slots, &heap);
+		for (int i = 0; i <= nkeys; i++)
+			if (BufferIsValid(cursors[i].buffer))
+				ReleaseBuffer(cursors[i].buffer);
+
+		/* read the rows by falling count until none left can reach the k-th */
+		qsort(heap.items, heap.n, sizeof(Candidate), CandidateByCountDesc);
+		top = palloc(k * sizeof(TopRow));
+		fetch = table_index_fetch_begin(rel);
+		slot = table_slot_create(rel, NULL);
+		answered = true;
+		for (int i = 0; i < heap.n; i++)
+		{
+			double		bound = (double) (heap.items[i].count + slack) / query->num_perm;
+			ItemPointerData tid = heap.items[i].tid;
+			bool		call_again = false;
+			bool		all_dead = false;
+			bool		isnull;
+			Datum		value;
+			TopRow		row;
+			int			at;
+
+			CHECK_FOR_INTERRUPTS();
+			if (ntop == k && bound < top[k - 1].similarity)
+			{
+				stopped = true;
+				break;
+			}
+			if (!table_index_fetch_tuple(fetch, &tid, snapshot, slot, &call_again, &all_dead))
+				continue;
+			value = slot_getattr(slot, sketch_attnum, &isnull);
+			if (isnull)
+				continue;
+			{
+				MinHash    *sketch = DatumGetMinHashP(value);
+
+				row.similarity = MinHashSimilarity(query, sketch);
+				if ((Pointer) sketch != DatumGetPointer(value))
+					pfree(sketch);
+			}
+			if (row.similarity <= 0.0)
+				continue;
+			value = slot_getattr(slot, id_attnum, &isnull);
+			if (isnull)
+			{
+				/* a scan orders a NULL id last: leave it to the fallback */
+				answered = false;
+				break;
+			}
+			row.id = IdValue(value, id_type);
+
+			/* insert into the sorted answer, dropping its last if full */
+			if (ntop == k && !TopRowBefore(&row, &top[k - 1]))
+				continue;
+			at = ntop < k ? ntop++ : k - 1;
+			while (at > 0 && TopRowBefore(&row, &top[at - 1]))
+			{
+				top[at] = top[at - 1];
+				at--;
+			}
+			top[at] = row;
+		}
+		ExecDropSingleTupleTableSlot(slot);
+		table_index_fetch_end(fetch);
+
+		/*
+		 * Every kept row was read: rows not kept (and rows holding no key)
+		 * must not be able to reach the answer.
+		 */
+		if (answered && !stopped)
+		{
+			int			unread = Max(heap.dropped_max, 0) + slack;
+
+			if (ntop == k ? (double) unread / query->num_perm >= top[k - 1].similarity
+				: unread > 0)
+				answered = false;
+		}
+
+		if (answered)
+		{
+			Datum	   *ids = palloc(Max(ntop, 1) * sizeof(Datum));
+			Datum	   *sims = palloc(Max(ntop, 1) * sizeof(Datum));
+
+			for (int i = 0; i < ntop; i++)
+			{
+				ids[i] = Int64GetDatum(top[i].id);
+				sims[i] = Float8GetDatum(top[i].similarity);
+			}
+			result[0] = PointerGetDatum(construct_array(ids, ntop, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+			result[1] = PointerGetDatum(construct_array(sims, ntop, FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+			result[2] = Int64GetDatum(postings);
+			result[3] = CStringGetTextDatum(RelationGetRelationName(index));
+			nulls[0] = nulls[1] = nulls[2] = nulls[3] = false;
+		}
+done:
+		index_close(index, AccessShareLock);
+	}
+	relation_close(rel, AccessShareLock);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, result, nulls)));
+}

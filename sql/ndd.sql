@@ -1726,14 +1726,15 @@ COMMENT ON FUNCTION minhash_index_exact_threshold(regclass, name) IS
 CREATE FUNCTION minhash_index_top_k(tbl regclass, sketch_column name, id_column name,
                                     query minhash, k int,
                                     OUT ids bigint[], OUT similarities float8[],
-                                    OUT postings bigint, OUT index_name text)
+                                    OUT postings bigint, OUT index_name text,
+                                    OUT lists_unread int)
 RETURNS record
 AS 'MODULE_PATHNAME', 'minhash_index_top_k'
 -- parallel restricted, as tbl may be a temporary table
 LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION minhash_index_top_k(regclass, name, name, minhash, int) IS
-'internal to near_duplicate_top_k: the rows above similarity 0 among the k most similar, by counting keys in the posting lists of a minhash_ops index of one-row bands (NULLs: it cannot answer)';
+'internal to near_duplicate_top_k: the rows above similarity 0 among the k most similar, by counting keys in the posting lists of a minhash_ops index of one-row bands; the postings read and the lists left unread (NULLs: it cannot answer)';
 
 CREATE FUNCTION near_duplicate_top_k(tbl regclass, sketch_column name, id_column name,
                                      query minhash, k int DEFAULT 10,
@@ -1764,6 +1765,7 @@ DECLARE
     plan jsonb;
     postings bigint;
     index_name text;
+    lists_unread int;
 BEGIN
     SELECT e.extnamespace, x.nspname INTO ndd_nsp, ndd
     FROM pg_catalog.pg_extension e
@@ -1831,14 +1833,15 @@ BEGIN
     -- 0. counting keys in the posting lists of an index of one-row bands
     IF NOT empty THEN
         EXECUTE pg_catalog.format($q$
-            SELECT c.ids, c.similarities, c.postings, c.index_name
+            SELECT c.ids, c.similarities, c.postings, c.index_name, c.lists_unread
             FROM %1$I.minhash_index_top_k($1, $2, $3, $4, $5) c$q$, ndd)
             USING tbl, sketch_column, id_column, query, k
-            INTO ids, sims, postings, index_name;
+            INTO ids, sims, postings, index_name, lists_unread;
         IF ids IS NOT NULL THEN
             n := pg_catalog.cardinality(ids);
             IF progress THEN
-                RAISE NOTICE 'ndd: % rows above similarity 0 from % postings of index %', n, postings, index_name;
+                RAISE NOTICE 'ndd: % rows above similarity 0 from % postings of index %', n, postings, index_name
+                    USING DETAIL = pg_catalog.format('The answer left the %s longest of the query''s posting lists unread.', lists_unread);
             END IF;
             RETURN QUERY SELECT * FROM ROWS FROM (pg_catalog.unnest(ids), pg_catalog.unnest(sims));
             IF n < k THEN

@@ -25,6 +25,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/gin_private.h"
 #include "access/heapam.h"
 #include "access/htup_details.h"
@@ -54,6 +56,16 @@
 /* counters in the dense table of one chunk of heap blocks (512 kB) */
 #define TOPK_CHUNK_CELLS	(256 * 1024)
 
+/* rows kept for reading by count, at least */
+#define TOPK_MIN_KEPT		2048
+
+/* lists left unread on the first try: at most, and how much longer than the median */
+#define TOPK_MAX_SKIPPED	8
+#define TOPK_SKIP_FACTOR	4
+
+/* the first try offers rows that hold this many of the query's keys */
+#define TOPK_OFFER_AT		6
+
 /* One of the query's posting lists, read a leaf page at a time. */
 typedef struct PostingCursor
 {
@@ -63,6 +75,7 @@ typedef struct PostingCursor
 	int			next;
 	ItemPointerData last;		/* the last item of the page read */
 	bool		done;
+	uint64		estimate;		/* of the list's length */
 } PostingCursor;
 
 /* A row that holds count of the query's keys. */
@@ -196,6 +209,8 @@ CursorOpen(PostingCursor *c, Relation index, GinState *ginstate,
 			IncrBufferRefCount(c->buffer);
 			items = GinDataLeafPageGetItems(BufferGetPage(c->buffer), &nitems, c->last);
 			LockBuffer(c->buffer, GIN_UNLOCK);
+			/* leaf pages, as the descent predicts them, of this one's items */
+			c->estimate = (uint64) leaf->predictNumber * Max(nitems, 1);
 			freeGinBtreeStack(leaf);
 			c->done = false;
 			CursorSetItems(c, items, nitems);
@@ -207,6 +222,7 @@ CursorOpen(PostingCursor *c, Relation index, GinState *ginstate,
 			int			nitems;
 			ItemPointer items = ginReadTuple(ginstate, attnum, itup, &nitems);
 
+			c->estimate = nitems;
 			c->done = false;
 			CursorSetItems(c, items, nitems);
 		}
@@ -371,26 +387,68 @@ CandidateByCountDesc(const void *a, const void *b)
 	return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
 }
 
+/* Count a line pointer beyond the dense table's slots. */
+static void
+CountOverflow(HTAB **overflow, ItemPointer item)
+{
+	bool		found;
+	Candidate  *entry;
+
+	if (*overflow == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(ItemPointerData);
+		ctl.entrysize = sizeof(Candidate);
+		ctl.hcxt = CurrentMemoryContext;
+		*overflow = hash_create("ndd top-k counts", 1024, &ctl,
+								HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	entry = hash_search(*overflow, item, HASH_ENTER, &found);
+	entry->count = found ? entry->count + 1 : 1;
+}
+
+/* Offer the row of a cell of the dense table. */
+static inline void
+OfferCell(CandidateHeap *h, BlockNumber lo, int slots, int cell, int count)
+{
+	ItemPointerData tid;
+
+	if (h->n == h->cap && count <= h->items[0].count)
+	{
+		h->dropped_max = Max(h->dropped_max, count);
+		return;
+	}
+	ItemPointerSet(&tid, lo + cell / slots, cell % slots + 1);
+	HeapOffer(h, tid, count);
+}
+
 /*
  * Count, for every row, the query's keys it holds, over all the cursors,
  * and keep the best counts in h.  The lists are in heap order; each round
  * counts the items of a chunk of heap blocks in a dense table of slots
  * line pointers per block, and the rare line pointer beyond them in a hash
- * table.  Returns the postings read.
+ * table.  A row is offered to h when its count reaches offer_at; rows that
+ * stay below count as dropped at offer_at - 1.  Returns the postings read.
  */
 static int64
 CountKeys(PostingCursor *cursors, int ncursors, Relation index, int slots,
-		  CandidateHeap *h)
+		  int offer_at, CandidateHeap *h)
 {
 	int			chunk_blocks = TOPK_CHUNK_CELLS / slots;
 	uint16	   *counts = palloc(TOPK_CHUNK_CELLS * sizeof(uint16));
+	int			max_reached = TOPK_CHUNK_CELLS / 8;
+	int		   *reached = palloc(max_reached * sizeof(int));
 	HTAB	   *overflow = NULL;
 	int64		postings = 0;
 
+	if (offer_at > 1)
+		h->dropped_max = Max(h->dropped_max, offer_at - 1);
 	for (;;)
 	{
 		BlockNumber lo = InvalidBlockNumber;
 		uint64		hi;
+		int			nreached = 0;
 
 		CHECK_FOR_INTERRUPTS();
 		for (int i = 0; i < ncursors; i++)
@@ -407,54 +465,60 @@ CountKeys(PostingCursor *cursors, int ncursors, Relation index, int slots,
 
 			while (!c->done)
 			{
-				ItemPointer item = &c->items[c->next];
-				BlockNumber block = ItemPointerGetBlockNumberNoCheck(item);
-				OffsetNumber offset = ItemPointerGetOffsetNumberNoCheck(item);
+				/* the page's items in locals: counts[] may alias anything */
+				ItemPointer items = c->items;
+				int			next = c->next;
+				int			nitems = c->nitems;
 
-				if (block >= hi)
-					break;
-				postings++;
-				if (offset >= 1 && offset <= slots)
-					counts[(block - lo) * slots + offset - 1]++;
-				else
+				for (; next < nitems; next++)
 				{
-					bool		found;
-					Candidate  *entry;
+					BlockNumber block = ItemPointerGetBlockNumberNoCheck(&items[next]);
+					OffsetNumber offset = ItemPointerGetOffsetNumberNoCheck(&items[next]);
 
-					if (overflow == NULL)
+					if (block >= hi)
+						break;
+					if (likely(offset >= 1 && offset <= slots))
 					{
-						HASHCTL		ctl;
+						int			cell = (block - lo) * slots + offset - 1;
 
-						ctl.keysize = sizeof(ItemPointerData);
-						ctl.entrysize = sizeof(Candidate);
-						ctl.hcxt = CurrentMemoryContext;
-						overflow = hash_create("ndd top-k counts", 1024, &ctl,
-											   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+						/* the cells reaching offer_at, while there is room */
+						if (++counts[cell] == offer_at && nreached <= max_reached)
+						{
+							if (nreached < max_reached)
+								reached[nreached] = cell;
+							nreached++;
+						}
 					}
-					entry = hash_search(overflow, item, HASH_ENTER, &found);
-					entry->count = found ? entry->count + 1 : 1;
+					else
+						CountOverflow(&overflow, &items[next]);
 				}
-				if (++c->next == c->nitems)
-					CursorNextPage(c, index);
+				postings += next - c->next;
+				c->next = next;
+				if (next < nitems)
+					break;
+				CursorNextPage(c, index);
 			}
 		}
 
-		/* the counted rows of the chunk, skipping zeros four slots at a time */
-		for (int cell = 0; cell < TOPK_CHUNK_CELLS; cell += 4)
+		if (nreached <= max_reached)
 		{
-			uint64		word;
+			for (int i = 0; i < nreached; i++)
+				OfferCell(h, lo, slots, reached[i], counts[reached[i]]);
+		}
+		else
+		{
+			/* too many to list: every cell, skipping zeros four at a time */
+			for (int cell = 0; cell < TOPK_CHUNK_CELLS; cell += 4)
+			{
+				uint64		word;
 
-			memcpy(&word, &counts[cell], sizeof(word));
-			if (word == 0)
-				continue;
-			for (int j = cell; j < cell + 4; j++)
-				if (counts[j] > 0)
-				{
-					ItemPointerData tid;
-
-					ItemPointerSet(&tid, lo + j / slots, j % slots + 1);
-					HeapOffer(h, tid, counts[j]);
-				}
+				memcpy(&word, &counts[cell], sizeof(word));
+				if (word == 0)
+					continue;
+				for (int c = cell; c < cell + 4; c++)
+					if (counts[c] >= offer_at)
+						OfferCell(h, lo, slots, c, counts[c]);
+			}
 		}
 	}
 	if (overflow)
@@ -464,9 +528,11 @@ CountKeys(PostingCursor *cursors, int ncursors, Relation index, int slots,
 
 		hash_seq_init(&status, overflow);
 		while ((entry = hash_seq_search(&status)) != NULL)
-			HeapOffer(h, entry->tid, entry->count);
+			if (entry->count >= offer_at)
+				HeapOffer(h, entry->tid, entry->count);
 		hash_destroy(overflow);
 	}
+	pfree(reached);
 	pfree(counts);
 	return postings;
 }
@@ -486,17 +552,199 @@ IdValue(Datum value, Oid type)
 	}
 }
 
+/* What one top-k search reads and keeps. */
+typedef struct TopKSearch
+{
+	Relation	rel;
+	Relation	index;
+	OffsetNumber column;		/* of the index */
+	GinState	ginstate;
+	Snapshot	snapshot;
+	const MinHash *query;
+	Datum	   *keys;			/* the query's keys, sorted */
+	int			nkeys;
+	int			slack;			/* positions in no band */
+	int			slots;			/* line pointers per block counted densely */
+	int			cap;			/* rows kept for reading */
+	int			k;
+	AttrNumber	sketch_attnum;
+	AttrNumber	id_attnum;
+	Oid			id_type;
+	int64		postings;		/* read, over all tries */
+	int			unread;			/* lists left unread by the last try */
+} TopKSearch;
+
+typedef enum TopKOutcome
+{
+	TOPK_ANSWERED,				/* top[0 .. *ntop) is the answer above 0 */
+	TOPK_UNBOUNDED,				/* an unread row could reach the answer */
+	TOPK_GIVE_UP				/* a NULL id: the caller's fallback orders it */
+} TopKOutcome;
+
+static int
+CursorByEstimate(const void *a, const void *b)
+{
+	uint64		x = ((const PostingCursor *) a)->estimate;
+	uint64		y = ((const PostingCursor *) b)->estimate;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * How many of the longest lists (sorted by estimate, shortest first) to
+ * leave unread: those much longer than the others, as long as few enough
+ * that rows agreeing on the usual k-th count still show in the rest.
+ */
+static int
+ListsToSkip(const PostingCursor *cursors, int nkeys)
+{
+	uint64		median = cursors[nkeys / 2].estimate;
+	int			skip = 0;
+
+	while (skip < TOPK_MAX_SKIPPED && skip < nkeys / 4 &&
+		   cursors[nkeys - 1 - skip].estimate > TOPK_SKIP_FACTOR * Max(median, 1))
+		skip++;
+	return skip;
+}
+
+/*
+ * Count the query's keys in all its lists but the skip_longest longest
+ * (when skip_longest is -1, as many as ListsToSkip chooses), then read
+ * rows by falling count until no row left can reach the k-th.  A row's
+ * agreeing positions are at most its count, plus the positions of the
+ * lists left unread and of no band.
+ */
+static TopKOutcome
+SearchOnce(TopKSearch *s, int skip_longest, int offer_at, int cap,
+		   TopRow *top, int *ntop)
+{
+	PostingCursor *cursors = palloc((s->nkeys + 1) * sizeof(PostingCursor));
+	CandidateHeap heap;
+	int			unread;
+	int			bound_slack;
+	bool		stopped = false;
+	TopKOutcome outcome = TOPK_ANSWERED;
+	IndexFetchTableData *fetch;
+	TupleTableSlot *slot;
+	int			num_perm = s->query->num_perm;
+
+	/* the pending list first (see CursorOpenPending), then the entry tree */
+	CursorOpenPending(&cursors[s->nkeys], s->index, &s->ginstate, s->column,
+					  s->keys, s->nkeys);
+	for (int i = 0; i < s->nkeys; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		CursorOpen(&cursors[i], s->index, &s->ginstate, s->column, s->keys[i], s->snapshot);
+	}
+	qsort(cursors, s->nkeys, sizeof(PostingCursor), CursorByEstimate);
+	unread = skip_longest >= 0 ? skip_longest : ListsToSkip(cursors, s->nkeys);
+
+	/* the lists read: the shortest, and the pending list's rows */
+	if (unread > 0)
+	{
+		PostingCursor pending = cursors[s->nkeys];
+
+		cursors[s->nkeys] = cursors[s->nkeys - unread];
+		cursors[s->nkeys - unread] = pending;
+	}
+	heap.items = palloc(cap * sizeof(Candidate));
+	heap.n = 0;
+	heap.cap = cap;
+	heap.dropped_max = 0;
+	s->postings += CountKeys(cursors, s->nkeys - unread + 1, s->index, s->slots,
+							 offer_at, &heap);
+	for (int i = 0; i <= s->nkeys; i++)
+		if (BufferIsValid(cursors[i].buffer))
+			ReleaseBuffer(cursors[i].buffer);
+	bound_slack = s->slack + unread;
+
+	qsort(heap.items, heap.n, sizeof(Candidate), CandidateByCountDesc);
+	fetch = table_index_fetch_begin(s->rel);
+	slot = table_slot_create(s->rel, NULL);
+	*ntop = 0;
+	for (int i = 0; i < heap.n; i++)
+	{
+		/* counts may exceed the bands only by pending rows seen twice */
+		int			agreeing = Min(heap.items[i].count, s->nkeys) + bound_slack;
+		double		bound = (double) Min(agreeing, num_perm) / num_perm;
+		ItemPointerData tid = heap.items[i].tid;
+		bool		call_again = false;
+		bool		all_dead = false;
+		bool		isnull;
+		Datum		value;
+		TopRow		row;
+		int			at;
+
+		CHECK_FOR_INTERRUPTS();
+		if (*ntop == s->k && bound < top[s->k - 1].similarity)
+		{
+			stopped = true;
+			break;
+		}
+		if (!table_index_fetch_tuple(fetch, &tid, s->snapshot, slot, &call_again, &all_dead))
+			continue;
+		value = slot_getattr(slot, s->sketch_attnum, &isnull);
+		if (isnull)
+			continue;
+		{
+			MinHash    *sketch = DatumGetMinHashP(value);
+
+			row.similarity = MinHashSimilarity(s->query, sketch);
+			if ((Pointer) sketch != DatumGetPointer(value))
+				pfree(sketch);
+		}
+		if (row.similarity <= 0.0)
+			continue;
+		value = slot_getattr(slot, s->id_attnum, &isnull);
+		if (isnull)
+		{
+			outcome = TOPK_GIVE_UP;
+			break;
+		}
+		row.id = IdValue(value, s->id_type);
+
+		/* insert into the sorted answer, dropping its last if full */
+		if (*ntop == s->k && !TopRowBefore(&row, &top[s->k - 1]))
+			continue;
+		at = *ntop < s->k ? (*ntop)++ : s->k - 1;
+		while (at > 0 && TopRowBefore(&row, &top[at - 1]))
+		{
+			top[at] = top[at - 1];
+			at--;
+		}
+		top[at] = row;
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	table_index_fetch_end(fetch);
+	pfree(heap.items);
+	pfree(cursors);
+
+	/*
+	 * Every kept row was read: the rows not kept, and those in no list read,
+	 * must not be able to reach the answer.
+	 */
+	if (outcome == TOPK_ANSWERED && !stopped)
+	{
+		int			rest = heap.dropped_max + bound_slack;
+
+		if (*ntop == s->k ? (double) Min(rest, num_perm) / num_perm >= top[s->k - 1].similarity
+			: rest > 0)
+			outcome = TOPK_UNBOUNDED;
+	}
+	s->unread = unread;
+	return outcome;
+}
+
 /*
  * A minhash_ops index on column attnum of rel, of one-row bands, over
- * every row: the one with the most key bits (fewest collisions).
- * Returns its OID, or InvalidOid; *column is its column number.
+ * every row.  Returns its OID, or InvalidOid; *column is its column number.
  */
 static Oid
 FindCountingIndex(Relation rel, AttrNumber attnum, Oid family, int *column)
 {
 	List	   *indexes = RelationGetIndexList(rel);
 	ListCell   *lc;
-	Oid			best = InvalidOid;
+	Oid			found = InvalidOid;
 
 	foreach(lc, indexes)
 	{
@@ -517,28 +765,31 @@ FindCountingIndex(Relation rel, AttrNumber attnum, Oid family, int *column)
 				MinHashGinBanding(index, col + 1, &bands, &rows);
 				if (rows == 1)
 				{
-					best = RelationGetRelid(index);
+					found = RelationGetRelid(index);
 					*column = col + 1;
 				}
 			}
 		}
 		index_close(index, AccessShareLock);
-		if (OidIsValid(best))
+		if (OidIsValid(found))
 			break;
 	}
 	list_free(indexes);
-	return best;
+	return found;
 }
 
 /*
  * minhash_index_top_k(tbl regclass, sketch_column name, id_column name,
  *                     query minhash, k int,
  *                     OUT ids bigint[], OUT similarities float8[],
- *                     OUT postings bigint, OUT index_name text)
+ *                     OUT postings bigint, OUT index_name text,
+ *                     OUT lists_unread int)
  *
  * The rows of similarity above 0 among the k most similar to query (ties
  * by smaller id), from a minhash_ops index of one-row bands; fewer than k
- * when the rest are all at 0.  All NULL when it cannot answer.
+ * when the rest are all at 0; the postings read, and how many of the
+ * query's lists the answering try left unread.  All NULL when it cannot
+ * answer.
  */
 PG_FUNCTION_INFO_V1(minhash_index_top_k);
 Datum
@@ -550,16 +801,11 @@ minhash_index_top_k(PG_FUNCTION_ARGS)
 	MinHash    *query = PG_GETARG_MINHASH_P(3);
 	int32		k = PG_GETARG_INT32(4);
 	TupleDesc	result_desc;
-	Datum		result[4];
-	bool		nulls[4] = {true, true, true, true};
-	Relation	rel;
-	AttrNumber	sketch_attnum,
-				id_attnum;
-	Oid			id_type;
+	Datum		result[5];
+	bool		nulls[5] = {true, true, true, true, true};
+	TopKSearch	s;
 	Oid			index_oid;
 	int			column = 0;
-	Snapshot	snapshot = GetActiveSnapshot();
-	bool		answered = false;
 
 	if (get_call_result_type(fcinfo, NULL, &result_desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -573,173 +819,107 @@ minhash_index_top_k(PG_FUNCTION_ARGS)
 	 * a sequential scan would see otherwise (policies, children), is left to
 	 * the caller's fallback; nothing is locked that the caller may not read.
 	 */
-	sketch_attnum = get_attnum(relid, NameStr(*sketch_column));
-	id_attnum = get_attnum(relid, NameStr(*id_column));
-	if (sketch_attnum <= 0 || id_attnum <= 0 ||
+	memset(&s, 0, sizeof(s));
+	s.sketch_attnum = get_attnum(relid, NameStr(*sketch_column));
+	s.id_attnum = get_attnum(relid, NameStr(*id_column));
+	if (s.sketch_attnum <= 0 || s.id_attnum <= 0 ||
 		(pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
-		 (pg_attribute_aclcheck(relid, sketch_attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
-		  pg_attribute_aclcheck(relid, id_attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)))
+		 (pg_attribute_aclcheck(relid, s.sketch_attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
+		  pg_attribute_aclcheck(relid, s.id_attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)))
 		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, result, nulls)));
-	id_type = get_atttype(relid, id_attnum);
+	s.id_type = get_atttype(relid, s.id_attnum);
 
-	rel = relation_open(relid, AccessShareLock);
-	if ((rel->rd_rel->relkind == RELKIND_RELATION || rel->rd_rel->relkind == RELKIND_MATVIEW) &&
+	s.rel = relation_open(relid, AccessShareLock);
+	if ((s.rel->rd_rel->relkind == RELKIND_RELATION || s.rel->rd_rel->relkind == RELKIND_MATVIEW) &&
 		!has_subclass(relid) &&
 		check_enable_rls(relid, InvalidOid, true) != RLS_ENABLED &&
-		(id_type == INT2OID || id_type == INT4OID || id_type == INT8OID) &&
+		(s.id_type == INT2OID || s.id_type == INT4OID || s.id_type == INT8OID) &&
 		!(query->flags & MINHASH_FLAG_EMPTY) &&
-		OidIsValid(index_oid = FindCountingIndex(rel, sketch_attnum,
+		OidIsValid(index_oid = FindCountingIndex(s.rel, s.sketch_attnum,
 												 MinHashGinFamily(fcinfo->flinfo->fn_oid),
 												 &column)))
 	{
-		Relation	index = index_open(index_oid, AccessShareLock);
-		GinState	ginstate;
-		Datum	   *keys;
-		int32		nkeys;
 		int			bands,
 					rows;
-		int			slack;
 		int			slots;
-		int			cap;
-		PostingCursor *cursors;
-		CandidateHeap heap;
-		int64		postings;
+		int32		nkeys;
 		TopRow	   *top;
 		int			ntop = 0;
-		bool		stopped = false;
-		IndexFetchTableData *fetch;
-		TupleTableSlot *slot;
+		TopKOutcome outcome = TOPK_GIVE_UP;
 
-		keys = MinHashGinIndexKeys(index, column, query, &nkeys, &bands, &rows);
-		/* positions in no band bound nothing: every row may agree on them */
-		slack = query->num_perm - bands;
-		qsort(keys, nkeys, sizeof(Datum), CompareInt32Datums);
-
-		/*
-		 * Rows are kept for reading by count: k of them and room for ties
-		 * and dead rows.  If work_mem cannot hold them, fall back.
-		 */
-		cap = Max(4 * k, 1024);
-		if ((Size) cap * (sizeof(Candidate) + sizeof(TopRow)) + TOPK_CHUNK_CELLS * sizeof(uint16) >
-			(Size) work_mem * 1024)
-			goto done;
+		s.index = index_open(index_oid, AccessShareLock);
+		s.column = column;
+		s.query = query;
+		s.k = k;
+		s.snapshot = GetActiveSnapshot();
+		s.keys = MinHashGinIndexKeys(s.index, column, query, &nkeys, &bands, &rows);
+		s.nkeys = nkeys;
+		s.slack = query->num_perm - bands;
+		qsort(s.keys, s.nkeys, sizeof(Datum), CompareInt32Datums);
 
 		/* a row of a sketch takes at least this much of its heap page */
 		slots = BLCKSZ / (MAXALIGN(SizeofHeapTupleHeader) + MINHASH_HEADER_SIZE +
 						  sizeof(uint32) * query->num_perm + sizeof(ItemIdData));
 		slots = Min(Max(2 * slots, 8), MaxHeapTuplesPerPage);
-
-		/* the serializable read is of the whole table, as a scan's */
-		PredicateLockRelation(rel, snapshot);
-		initGinState(&ginstate, index);
-		cursors = palloc((nkeys + 1) * sizeof(PostingCursor));
-		CursorOpenPending(&cursors[nkeys], index, &ginstate, column, keys, nkeys);
-		for (int i = 0; i < nkeys; i++)
-		{
-			CHECK_FOR_INTERRUPTS();
-			CursorOpen(&cursors[i], index, &ginstate, column, keys[i], snapshot);
-		}
-		heap.items = palloc(cap * sizeof(Candidate));
-		heap.n = 0;
-		heap.cap = cap;
-		heap.dropped_max = 0;
-		postings = CountKeys(cursors, nkeys + 1, index, slots, &heap);
-		for (int i = 0; i <= nkeys; i++)
-			if (BufferIsValid(cursors[i].buffer))
-				ReleaseBuffer(cursors[i].buffer);
-
-		/* read the rows by falling count until none left can reach the k-th */
-		qsort(heap.items, heap.n, sizeof(Candidate), CandidateByCountDesc);
-		top = palloc(k * sizeof(TopRow));
-		fetch = table_index_fetch_begin(rel);
-		slot = table_slot_create(rel, NULL);
-		answered = true;
-		for (int i = 0; i < heap.n; i++)
-		{
-			double		bound = (double) (heap.items[i].count + slack) / query->num_perm;
-			ItemPointerData tid = heap.items[i].tid;
-			bool		call_again = false;
-			bool		all_dead = false;
-			bool		isnull;
-			Datum		value;
-			TopRow		row;
-			int			at;
-
-			CHECK_FOR_INTERRUPTS();
-			if (ntop == k && bound < top[k - 1].similarity)
-			{
-				stopped = true;
-				break;
-			}
-			if (!table_index_fetch_tuple(fetch, &tid, snapshot, slot, &call_again, &all_dead))
-				continue;
-			value = slot_getattr(slot, sketch_attnum, &isnull);
-			if (isnull)
-				continue;
-			{
-				MinHash    *sketch = DatumGetMinHashP(value);
-
-				row.similarity = MinHashSimilarity(query, sketch);
-				if ((Pointer) sketch != DatumGetPointer(value))
-					pfree(sketch);
-			}
-			if (row.similarity <= 0.0)
-				continue;
-			value = slot_getattr(slot, id_attnum, &isnull);
-			if (isnull)
-			{
-				/* a scan orders a NULL id last: leave it to the fallback */
-				answered = false;
-				break;
-			}
-			row.id = IdValue(value, id_type);
-
-			/* insert into the sorted answer, dropping its last if full */
-			if (ntop == k && !TopRowBefore(&row, &top[k - 1]))
-				continue;
-			at = ntop < k ? ntop++ : k - 1;
-			while (at > 0 && TopRowBefore(&row, &top[at - 1]))
-			{
-				top[at] = top[at - 1];
-				at--;
-			}
-			top[at] = row;
-		}
-		ExecDropSingleTupleTableSlot(slot);
-		table_index_fetch_end(fetch);
+		s.slots = TYPEALIGN(4, slots);
 
 		/*
-		 * Every kept row was read: rows not kept (and rows holding no key)
-		 * must not be able to reach the answer.
+		 * Rows are kept for reading by count: k of them and room for ties,
+		 * dead rows and the lists left unread.  If work_mem cannot hold them
+		 * and the dense table, fall back.
 		 */
-		if (answered && !stopped)
+		s.cap = Max(4 * k, TOPK_MIN_KEPT);
+		if ((Size) s.cap * (sizeof(Candidate) + sizeof(TopRow)) + TOPK_CHUNK_CELLS * sizeof(uint16) <=
+			(Size) work_mem * 1024)
 		{
-			int			unread = Max(heap.dropped_max, 0) + slack;
+			/* the serializable read is of the whole table, as a scan's */
+			PredicateLockRelation(s.rel, s.snapshot);
+			initGinState(&s.ginstate, s.index);
+			top = palloc(k * sizeof(TopRow));
 
-			if (ntop == k ? (double) unread / query->num_perm >= top[k - 1].similarity
-				: unread > 0)
-				answered = false;
-		}
-
-		if (answered)
-		{
-			Datum	   *ids = palloc(Max(ntop, 1) * sizeof(Datum));
-			Datum	   *sims = palloc(Max(ntop, 1) * sizeof(Datum));
-
-			for (int i = 0; i < ntop; i++)
+			/*
+			 * The longest lists left unread, rows offered from a few keys
+			 * up; then if need be all lists, rows offered from what the
+			 * k-th row found agrees on; then room for as many rows as
+			 * work_mem holds.
+			 */
+			outcome = SearchOnce(&s, -1, TOPK_OFFER_AT, s.cap, top, &ntop);
+			for (int try = 0; try < 2 && outcome == TOPK_UNBOUNDED; try++)
 			{
-				ids[i] = Int64GetDatum(top[i].id);
-				sims[i] = Float8GetDatum(top[i].similarity);
+				int			offer_at = 1;
+				int			cap = s.cap;
+
+				if (ntop == k)
+					offer_at = Max(Min(TOPK_OFFER_AT, (int) rint(top[k - 1].similarity * query->num_perm)), 1);
+				if (try == 1)
+				{
+					cap = (int) Min(((Size) work_mem * 1024 - TOPK_CHUNK_CELLS * sizeof(uint16)) /
+									(sizeof(Candidate) + sizeof(TopRow)), (Size) MaxAllocSize / sizeof(Candidate));
+					if (cap <= s.cap)
+						break;
+				}
+				outcome = SearchOnce(&s, 0, offer_at, cap, top, &ntop);
 			}
-			result[0] = PointerGetDatum(construct_array(ids, ntop, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-			result[1] = PointerGetDatum(construct_array(sims, ntop, FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-			result[2] = Int64GetDatum(postings);
-			result[3] = CStringGetTextDatum(RelationGetRelationName(index));
-			nulls[0] = nulls[1] = nulls[2] = nulls[3] = false;
+			if (outcome == TOPK_ANSWERED)
+			{
+				Datum	   *ids = palloc(Max(ntop, 1) * sizeof(Datum));
+				Datum	   *sims = palloc(Max(ntop, 1) * sizeof(Datum));
+
+				for (int i = 0; i < ntop; i++)
+				{
+					ids[i] = Int64GetDatum(top[i].id);
+					sims[i] = Float8GetDatum(top[i].similarity);
+				}
+				result[0] = PointerGetDatum(construct_array(ids, ntop, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+				result[1] = PointerGetDatum(construct_array(sims, ntop, FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+				result[2] = Int64GetDatum(s.postings);
+				result[3] = CStringGetTextDatum(RelationGetRelationName(s.index));
+				result[4] = Int32GetDatum(s.unread);
+				memset(nulls, false, sizeof(nulls));
+			}
 		}
-done:
-		index_close(index, AccessShareLock);
+		index_close(s.index, AccessShareLock);
 	}
-	relation_close(rel, AccessShareLock);
+	relation_close(s.rel, AccessShareLock);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, result, nulls)));
 }

@@ -111,13 +111,19 @@ SELECT count(*) FILTER (WHERE c.ids IS NOT NULL) AS counted, count(*) AS queries
 FROM nq, minhash_index_top_k('ndocs_live', 'sketch', 'id', nq.q, 10) c;
 SELECT gin_clean_pending_list('ndocs_live_rows1') > 0 AS cleaned;
 SELECT * FROM pg_temp.compare('ndocs_live') WHERE k IN (1, 10, 25);
--- keys of 4 bits collide for most rows: too many candidates for the
--- counted answer, and the passes answer instead
+-- keys of 4 bits collide for most rows: every row holds several of the
+-- query's keys, and counting needs room for more rows (its last try keeps
+-- as many as work_mem holds); with too little work_mem the passes answer
 DROP INDEX ndocs_live_rows1;
 CREATE INDEX ndocs_live_kb4 ON ndocs_live USING gin (sketch minhash_ops(shingle_size = 2, rows = 1, key_bits = 4));
 SELECT count(*) FILTER (WHERE c.ids IS NOT NULL) AS counted, count(*) AS queries
 FROM nq, minhash_index_top_k('ndocs_live', 'sketch', 'id', nq.q, 10) c;
 SELECT * FROM pg_temp.compare('ndocs_live') WHERE k IN (1, 10);
+SET work_mem = '64kB';
+SELECT count(*) FILTER (WHERE c.ids IS NOT NULL) AS counted, count(*) AS queries
+FROM nq, minhash_index_top_k('ndocs_live', 'sketch', 'id', nq.q, 10) c;
+SELECT * FROM pg_temp.compare('ndocs_live') WHERE k IN (10);
+RESET work_mem;
 -- a NULL id among the best rows: a scan orders it last, the passes answer
 DROP INDEX ndocs_live_kb4;
 CREATE INDEX ndocs_live_rows1 ON ndocs_live USING gin (sketch minhash_ops(shingle_size = 2, rows = 1, key_bits = 16));
@@ -127,6 +133,30 @@ SELECT c.ids IS NULL AS passed_on FROM minhash_index_top_k('ndocs_live', 'sketch
 SELECT * FROM near_duplicate_top_k('ndocs_live', 'sketch', 'id', (SELECT sketch FROM ndocs WHERE id = 5), 4);
 SELECT * FROM pg_temp.ref((SELECT sketch FROM ndocs WHERE id = 5), 4, 'ndocs_live');
 DROP TABLE ndocs_live;
+
+-- a passage every row shares: the query's lists of the positions it wins
+-- hold every row, and the first try leaves the longest unread
+CREATE TABLE ncommon AS
+SELECT f * 5 + v AS id,
+       minhash_sketch((SELECT string_agg(CASE WHEN random() < 0.05 * v THEN 'y' || floor(random() * 3000)::int ELSE w END, ' ')
+                       FROM unnest(words) w)
+                      || ' and then the same long passage that every one of these rows carries along with it',
+                      shingle_size => 2) AS sketch
+FROM nbase, generate_series(0, 4) v;
+ALTER TABLE ncommon ADD PRIMARY KEY (id);
+CREATE INDEX ncommon_rows1 ON ncommon USING gin (sketch minhash_ops(shingle_size = 2, rows = 1, key_bits = 16));
+SELECT k, count(*) AS queries,
+       count(*) FILTER (WHERE c.lists_unread > 0) AS some_lists_unread,
+       count(*) FILTER (WHERE
+           (SELECT array_agg(ROW(n.id, n.similarity)::text ORDER BY n.o)
+            FROM near_duplicate_top_k('ncommon', 'sketch', 'id', q.sketch, k) WITH ORDINALITY n(id, similarity, o))
+           IS NOT DISTINCT FROM
+           (SELECT array_agg(ROW(r.id, r.similarity)::text ORDER BY r.o)
+            FROM pg_temp.ref(q.sketch, k, 'ncommon') WITH ORDINALITY r(id, similarity, o))) AS same
+FROM (SELECT sketch FROM ncommon WHERE id % 37 = 3) q, unnest(ARRAY[1, 10, 25, 300]) k,
+     minhash_index_top_k('ncommon', 'sketch', 'id', q.sketch, k) c
+GROUP BY k ORDER BY k;
+DROP TABLE ncommon;
 
 -- both indexes: the less exact one decides
 CREATE INDEX ndocs_default ON ndocs USING gin (sketch minhash_ops(shingle_size = 2));

@@ -19,6 +19,9 @@
 #   NDD_BENCH_BOUND_QUERIES of the queries, how many get the posting-list
 #                           bound: the postings the prefix filter leaves to
 #                           read, given the tenth row's similarity (default 50)
+#   NDD_BENCH_SHARED_BUFFERS shared_buffers of the cluster (default: the
+#                           server's, 128MB; the index and table of 1M
+#                           documents take 1.1 GB)
 #
 # No -e: common.sh's helpers test with `[ ] &&` and its EXIT trap must run
 # to the end to stop the cluster, so failures are handled one by one.
@@ -31,6 +34,7 @@ nq=${NDD_BENCH_QUERIES:-200}
 seqq=${NDD_BENCH_SEQ_QUERIES:-10}
 kbits=${NDD_BENCH_KEY_BITS:-16}
 boundq=${NDD_BENCH_BOUND_QUERIES:-50}
+shared_buffers=${NDD_BENCH_SHARED_BUFFERS:-}
 for v in "$docs" "$sub" "$nq" "$seqq" "$kbits" "$boundq"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "NDD_BENCH_* values must be positive integers" >&2; exit 1; }
 done
@@ -48,6 +52,14 @@ ndd_corpus "$docs" "$corpus" --variants 8
 ndd_cluster_start
 
 psql() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
+
+if [ -n "$shared_buffers" ]; then
+	say "shared_buffers = $shared_buffers"
+	psql -c "ALTER SYSTEM SET shared_buffers = '$shared_buffers'" || exit 1
+	# needs a restart; 9>&-: the server keeps no lock
+	ndd_as_owner "$PGBIN/pg_ctl" -D "$NDD_TMP/data" -l "$NDD_TMP/server.log" -w restart >/dev/null 9>&- ||
+		{ cat "$NDD_TMP/server.log" >&2; exit 1; }
+fi
 
 say "loading $corpus"
 psql <<EOF || exit 1

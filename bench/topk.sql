@@ -210,6 +210,18 @@ SELECT count(*) AS bq, percentile_cont(0.5) WITHIN GROUP (ORDER BY theta) AS the
 FROM bound_per_q \gset
 \echo 'what a posting-list search must read (' :bq 'queries): the tenth row agrees on' :theta_med 'positions (median);'
 \echo 'the prefix filter leaves' :prefix_med 'postings to read even knowing that (median), of' :all_med 'in the query''s lists; longest list' :longest_med
+-- what counting read (minhash_index_top_k, as near_duplicate_top_k calls
+-- it): the postings over all its tries, and how often the answer came from
+-- a try that left the longest lists unread
+CREATE TABLE count_q AS
+SELECT q.ord, c.postings, c.lists_unread
+FROM bench_q q, minhash_index_top_k('t', 'mh', 'id', q.mh, 10) c
+WHERE q.qset = 'big' AND q.ord <= :boundq;
+SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY postings)) AS counted_med,
+	   round(percentile_cont(0.9) WITHIN GROUP (ORDER BY postings)) AS counted_p90,
+	   count(*) FILTER (WHERE lists_unread > 0) AS first_try, count(*) AS cq
+FROM count_q \gset
+\echo 'counting read' :counted_med 'postings (median;' :counted_p90 'p90) over its tries;' :first_try 'of' :cq 'queries answered with lists left unread'
 SELECT format('summary: ndd top-10 at %s docs: p50 %s ms, p99 %s ms, index %s B/row (rows = 1, key_bits = %s), build %s s; target p50 <= 2 ms',
 			  :rows, round(s.p50::numeric, 2), round(s.p99::numeric, 2),
 			  round(i.bytes::numeric / i.rows), :kbits, round(i.build_s::numeric))

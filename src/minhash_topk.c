@@ -857,10 +857,17 @@ minhash_index_top_k(PG_FUNCTION_ARGS)
 		s.slack = query->num_perm - bands;
 		qsort(s.keys, s.nkeys, sizeof(Datum), CompareInt32Datums);
 
-		/* a row of a sketch takes at least this much of its heap page */
+		/*
+		 * Line pointers counted densely per heap block: half as many again
+		 * as the rows a page holds on average, when the table's statistics
+		 * say; at most twice what fits of rows with a sketch.  Rows beyond
+		 * go to a hash table.
+		 */
 		slots = BLCKSZ / (MAXALIGN(SizeofHeapTupleHeader) + MINHASH_HEADER_SIZE +
 						  sizeof(uint32) * query->num_perm + sizeof(ItemIdData));
 		slots = Min(Max(2 * slots, 8), MaxHeapTuplesPerPage);
+		if (s.rel->rd_rel->relpages > 0 && s.rel->rd_rel->reltuples > 0)
+			slots = Min(slots, (int) ceil(1.5 * s.rel->rd_rel->reltuples / s.rel->rd_rel->relpages) + 1);
 		s.slots = TYPEALIGN(4, slots);
 
 		/*

@@ -16,7 +16,10 @@
  * GIN's own scan does the same union of posting lists one row at a time,
  * with every list visited for every row (see bench/README.md, topk.sh);
  * here the lists are read in heap order, a chunk of heap blocks at a time,
- * into a dense table of counters that stays in cache.
+ * into a dense table of counters that stays in cache.  A first try leaves
+ * the few longest lists unread (positions that common phrases win, held
+ * by a large part of the table) and adds their number to every bound; it
+ * answers whenever the k-th row agrees on more positions than that.
  *
  * near_duplicate_top_k (sql/ndd.sql) calls this first and falls back to
  * similar() passes when it cannot answer: no suitable index, a partitioned
@@ -55,6 +58,9 @@
 
 /* counters in the dense table of one chunk of heap blocks (512 kB) */
 #define TOPK_CHUNK_CELLS	(256 * 1024)
+
+/* the dense table, and the list of its cells that reach the offer count */
+#define TOPK_COUNTING_BYTES (TOPK_CHUNK_CELLS * sizeof(uint16) + TOPK_CHUNK_CELLS / 8 * sizeof(int))
 
 /* rows kept for reading by count, at least */
 #define TOPK_MIN_KEPT		2048
@@ -876,7 +882,7 @@ minhash_index_top_k(PG_FUNCTION_ARGS)
 		 * and the dense table, fall back.
 		 */
 		s.cap = Max(4 * k, TOPK_MIN_KEPT);
-		if ((Size) s.cap * (sizeof(Candidate) + sizeof(TopRow)) + TOPK_CHUNK_CELLS * sizeof(uint16) <=
+		if ((Size) s.cap * (sizeof(Candidate) + sizeof(TopRow)) + TOPK_COUNTING_BYTES <=
 			(Size) work_mem * 1024)
 		{
 			/* the serializable read is of the whole table, as a scan's */
@@ -900,7 +906,7 @@ minhash_index_top_k(PG_FUNCTION_ARGS)
 					offer_at = Max(Min(TOPK_OFFER_AT, (int) rint(top[k - 1].similarity * query->num_perm)), 1);
 				if (try == 1)
 				{
-					cap = (int) Min(((Size) work_mem * 1024 - TOPK_CHUNK_CELLS * sizeof(uint16)) /
+					cap = (int) Min(((Size) work_mem * 1024 - TOPK_COUNTING_BYTES) /
 									(sizeof(Candidate) + sizeof(TopRow)), (Size) MaxAllocSize / sizeof(Candidate));
 					if (cap <= s.cap)
 						break;

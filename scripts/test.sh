@@ -43,6 +43,14 @@ run_suite() {
 	if [ "$status" -ne 0 ] && [ "$bad" -eq 0 ]; then
 		bad=1			# the suite itself broke
 	fi
+	if [ "$name" = tap ] && [ "$bad" -gt 0 ]; then
+		# the servers' logs of each failed test, gone with the tree otherwise
+		for t in $(sed -n '/^Test Summary Report/,$p' "$log" | grep -oE 't/[0-9]+_[a-z_]+' | sort -u); do
+			for f in "$work"/tmp_check/log/*"${t#t/}"*; do
+				[ -f "$f" ] && { echo "== $f (last 60 lines)"; tail -n 60 "$f"; }
+			done
+		done
+	fi
 	[ -f "$work/regression.diffs" ] && [ "$bad" -gt 0 ] && cat "$work/regression.diffs"
 	[ -f "$work/output_iso/regression.diffs" ] && [ "$bad" -gt 0 ] && cat "$work/output_iso/regression.diffs"
 	passed=$((passed + ok))

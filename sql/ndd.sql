@@ -1703,8 +1703,9 @@ COMMENT ON FUNCTION near_duplicate_clusters(regclass, name, name, float8, name, 
 --   SELECT id, similarity(sketch, query) FROM tbl WHERE sketch IS NOT NULL
 --   ORDER BY similarity DESC, id LIMIT k
 -- served by a minhash_ops index:
---   0. with an index of one-row bands on a plain table, by counting each
---      row's keys in the query's posting lists (minhash_index_top_k);
+--   0. with an index of one-row bands on the table (or on each of its
+--      partitions), by counting each row's keys in the query's posting
+--      lists (minhash_index_top_k);
 --   1. else similar(sketch, query, t) at falling thresholds t (1/2, 1/4, ...),
 --      none below the lowest threshold every minhash_ops index on
 --      the column serves exactly (minhash_index_exact_threshold), so each

@@ -21,10 +21,11 @@
  * by a large part of the table) and adds their number to every bound; it
  * answers whenever the k-th row agrees on more positions than that.
  *
- * near_duplicate_top_k (sql/ndd.sql) calls this first and falls back to
- * similar() passes when it cannot answer: no suitable index, a partitioned
- * or inherited table, row-level security, a non-integer or NULL id, or
- * more candidates at the k-th count than work_mem holds.
+ * A partitioned or inherited table is counted table by table and the
+ * answers merged.  near_duplicate_top_k (sql/ndd.sql) calls this first and
+ * falls back to similar() passes when it cannot answer: a table without a
+ * suitable index, a foreign partition, row-level security, a non-integer or
+ * NULL id, or more candidates at the k-th count than work_mem holds.
  */
 #include "postgres.h"
 
@@ -52,6 +53,7 @@
 #include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
+#include "lib/stringinfo.h"
 
 #include "minhash.h"
 #include "minhash_gin.h"
@@ -576,8 +578,11 @@ typedef struct TopKSearch
 	AttrNumber	sketch_attnum;
 	AttrNumber	id_attnum;
 	Oid			id_type;
-	int64		postings;		/* read, over all tries */
+	int64		postings;		/* read, over all tries and tables */
 	int			unread;			/* lists left unread by the last try */
+	int			all_unread;		/* the most, of the tables' answers */
+	const char *sketch_name;
+	const char *id_name;
 } TopKSearch;
 
 typedef enum TopKOutcome
@@ -785,6 +790,107 @@ FindCountingIndex(Relation rel, AttrNumber attnum, Oid family, int *column)
 }
 
 /*
+ * The answer above 0 from one table with storage (a leaf of tbl), merged
+ * into top[0 .. *ntop): *ntop stays at most k.  Returns TOPK_GIVE_UP when
+ * the table has no counting index or cannot be counted.
+ */
+static TopKOutcome
+SearchRelation(TopKSearch *s, Relation rel, Oid family, TopRow *top, int *ntop,
+			   StringInfo index_names)
+{
+	Oid			index_oid;
+	int			column = 0;
+	int			bands,
+				rows;
+	int			slots;
+	int32		nkeys;
+	TopRow	   *found;
+	int			nfound = 0;
+	TopKOutcome outcome;
+
+	if (rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_MATVIEW)
+		return TOPK_GIVE_UP;
+	/* a partition's columns may sit at other numbers than its parent's */
+	s->sketch_attnum = get_attnum(RelationGetRelid(rel), s->sketch_name);
+	s->id_attnum = get_attnum(RelationGetRelid(rel), s->id_name);
+	if (s->sketch_attnum <= 0 || s->id_attnum <= 0)
+		return TOPK_GIVE_UP;
+	index_oid = FindCountingIndex(rel, s->sketch_attnum, family, &column);
+	if (!OidIsValid(index_oid))
+		return TOPK_GIVE_UP;
+
+	s->rel = rel;
+	s->index = index_open(index_oid, AccessShareLock);
+	s->column = column;
+	s->keys = MinHashGinIndexKeys(s->index, column, s->query, &nkeys, &bands, &rows);
+	s->nkeys = nkeys;
+	s->slack = s->query->num_perm - bands;
+	qsort(s->keys, s->nkeys, sizeof(Datum), CompareInt32Datums);
+
+	/*
+	 * Line pointers counted densely per heap block: half as many again as
+	 * the rows a page holds on average, when the table's statistics say; at
+	 * most twice what fits of rows with a sketch.  Rows beyond go to a hash
+	 * table.
+	 */
+	slots = BLCKSZ / (MAXALIGN(SizeofHeapTupleHeader) + MINHASH_HEADER_SIZE +
+					  sizeof(uint32) * s->query->num_perm + sizeof(ItemIdData));
+	slots = Min(Max(2 * slots, 8), MaxHeapTuplesPerPage);
+	if (rel->rd_rel->relpages > 0 && rel->rd_rel->reltuples > 0)
+		slots = Min(slots, (int) ceil(1.5 * rel->rd_rel->reltuples / rel->rd_rel->relpages) + 1);
+	s->slots = TYPEALIGN(4, slots);
+
+	/* the serializable read is of the whole table, as a scan's */
+	PredicateLockRelation(rel, s->snapshot);
+	initGinState(&s->ginstate, s->index);
+	found = palloc(s->k * sizeof(TopRow));
+
+	/*
+	 * The longest lists left unread, rows offered from a few keys up; then
+	 * if need be all lists, rows offered from what the k-th row found agrees
+	 * on; then room for as many rows as work_mem holds.
+	 */
+	outcome = SearchOnce(s, -1, TOPK_OFFER_AT, s->cap, found, &nfound);
+	for (int try = 0; try < 2 && outcome == TOPK_UNBOUNDED; try++)
+	{
+		int			offer_at = 1;
+		int			cap = s->cap;
+
+		if (nfound == s->k)
+			offer_at = Max(Min(TOPK_OFFER_AT, (int) rint(found[s->k - 1].similarity * s->query->num_perm)), 1);
+		if (try == 1)
+		{
+			cap = (int) Min(((Size) work_mem * 1024 - TOPK_COUNTING_BYTES) /
+							(sizeof(Candidate) + sizeof(TopRow)), (Size) MaxAllocSize / sizeof(Candidate));
+			if (cap <= s->cap)
+				break;
+		}
+		outcome = SearchOnce(s, 0, offer_at, cap, found, &nfound);
+	}
+	if (outcome == TOPK_ANSWERED)
+	{
+		/* merge: both sorted, keep the first k */
+		TopRow	   *merged = palloc(s->k * sizeof(TopRow));
+		int			a = 0,
+					b = 0,
+					n = 0;
+
+		while (n < s->k && (a < *ntop || b < nfound))
+			merged[n++] = (b >= nfound || (a < *ntop && TopRowBefore(&top[a], &found[b])))
+				? top[a++] : found[b++];
+		memcpy(top, merged, n * sizeof(TopRow));
+		*ntop = n;
+		pfree(merged);
+		s->all_unread = Max(s->all_unread, s->unread);
+		appendStringInfo(index_names, "%s%s", index_names->len > 0 ? ", " : "",
+						 RelationGetRelationName(s->index));
+	}
+	pfree(found);
+	index_close(s->index, AccessShareLock);
+	return outcome == TOPK_UNBOUNDED ? TOPK_GIVE_UP : outcome;
+}
+
+/*
  * minhash_index_top_k(tbl regclass, sketch_column name, id_column name,
  *                     query minhash, k int,
  *                     OUT ids bigint[], OUT similarities float8[],
@@ -792,10 +898,11 @@ FindCountingIndex(Relation rel, AttrNumber attnum, Oid family, int *column)
  *                     OUT lists_unread int)
  *
  * The rows of similarity above 0 among the k most similar to query (ties
- * by smaller id), from a minhash_ops index of one-row bands; fewer than k
- * when the rest are all at 0; the postings read, and how many of the
- * query's lists the answering try left unread.  All NULL when it cannot
- * answer.
+ * by smaller id), from a minhash_ops index of one-row bands on tbl, or on
+ * each of its partitions or children; fewer than k when the rest are all at
+ * 0; the postings read, the indexes, and how many of the query's lists the
+ * answering try left unread (the most in any one table).  All NULL when it
+ * cannot answer.
  */
 PG_FUNCTION_INFO_V1(minhash_index_top_k);
 Datum
@@ -810,8 +917,9 @@ minhash_index_top_k(PG_FUNCTION_ARGS)
 	Datum		result[5];
 	bool		nulls[5] = {true, true, true, true, true};
 	TopKSearch	s;
-	Oid			index_oid;
-	int			column = 0;
+	AttrNumber	sketch_attnum,
+				id_attnum;
+	Oid			id_type;
 
 	if (get_call_result_type(fcinfo, NULL, &result_desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -821,118 +929,77 @@ minhash_index_top_k(PG_FUNCTION_ARGS)
 				 errmsg("k must be positive, not %d", k)));
 
 	/*
-	 * What a plain SELECT of the two columns would be refused, and anything
-	 * a sequential scan would see otherwise (policies, children), is left to
+	 * What a plain SELECT of the two columns of tbl would be refused, and
+	 * anything a scan of tbl would see otherwise (its policies), is left to
 	 * the caller's fallback; nothing is locked that the caller may not read.
+	 * Its partitions and children are read as a scan of tbl reads them,
+	 * with tbl's rights and policies.
 	 */
-	memset(&s, 0, sizeof(s));
-	s.sketch_attnum = get_attnum(relid, NameStr(*sketch_column));
-	s.id_attnum = get_attnum(relid, NameStr(*id_column));
-	if (s.sketch_attnum <= 0 || s.id_attnum <= 0 ||
+	sketch_attnum = get_attnum(relid, NameStr(*sketch_column));
+	id_attnum = get_attnum(relid, NameStr(*id_column));
+	if (sketch_attnum <= 0 || id_attnum <= 0 ||
 		(pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
-		 (pg_attribute_aclcheck(relid, s.sketch_attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
-		  pg_attribute_aclcheck(relid, s.id_attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)))
+		 (pg_attribute_aclcheck(relid, sketch_attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
+		  pg_attribute_aclcheck(relid, id_attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)))
 		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, result, nulls)));
-	s.id_type = get_atttype(relid, s.id_attnum);
+	id_type = get_atttype(relid, id_attnum);
 
-	s.rel = relation_open(relid, AccessShareLock);
-	if ((s.rel->rd_rel->relkind == RELKIND_RELATION || s.rel->rd_rel->relkind == RELKIND_MATVIEW) &&
-		!has_subclass(relid) &&
-		check_enable_rls(relid, InvalidOid, true) != RLS_ENABLED &&
-		(s.id_type == INT2OID || s.id_type == INT4OID || s.id_type == INT8OID) &&
+	memset(&s, 0, sizeof(s));
+	s.sketch_name = NameStr(*sketch_column);
+	s.id_name = NameStr(*id_column);
+	s.id_type = id_type;
+	s.query = query;
+	s.k = k;
+	s.snapshot = GetActiveSnapshot();
+
+	/*
+	 * Rows are kept for reading by count: k of them and room for ties, dead
+	 * rows and the lists left unread.  If work_mem cannot hold them and the
+	 * dense table, fall back.
+	 */
+	s.cap = Max(4 * k, TOPK_MIN_KEPT);
+	if (check_enable_rls(relid, InvalidOid, true) != RLS_ENABLED &&
+		(id_type == INT2OID || id_type == INT4OID || id_type == INT8OID) &&
 		!(query->flags & MINHASH_FLAG_EMPTY) &&
-		OidIsValid(index_oid = FindCountingIndex(s.rel, s.sketch_attnum,
-												 MinHashGinFamily(fcinfo->flinfo->fn_oid),
-												 &column)))
+		(Size) s.cap * (sizeof(Candidate) + sizeof(TopRow)) + TOPK_COUNTING_BYTES <=
+		(Size) work_mem * 1024)
 	{
-		int			bands,
-					rows;
-		int			slots;
-		int32		nkeys;
-		TopRow	   *top;
+		Oid			family = MinHashGinFamily(fcinfo->flinfo->fn_oid);
+		List	   *tables = find_all_inheritors(relid, AccessShareLock, NULL);
+		ListCell   *lc;
+		TopRow	   *top = palloc(k * sizeof(TopRow));
 		int			ntop = 0;
-		TopKOutcome outcome = TOPK_GIVE_UP;
+		TopKOutcome outcome = TOPK_ANSWERED;
+		StringInfoData index_names;
 
-		s.index = index_open(index_oid, AccessShareLock);
-		s.column = column;
-		s.query = query;
-		s.k = k;
-		s.snapshot = GetActiveSnapshot();
-		s.keys = MinHashGinIndexKeys(s.index, column, query, &nkeys, &bands, &rows);
-		s.nkeys = nkeys;
-		s.slack = query->num_perm - bands;
-		qsort(s.keys, s.nkeys, sizeof(Datum), CompareInt32Datums);
-
-		/*
-		 * Line pointers counted densely per heap block: half as many again
-		 * as the rows a page holds on average, when the table's statistics
-		 * say; at most twice what fits of rows with a sketch.  Rows beyond
-		 * go to a hash table.
-		 */
-		slots = BLCKSZ / (MAXALIGN(SizeofHeapTupleHeader) + MINHASH_HEADER_SIZE +
-						  sizeof(uint32) * query->num_perm + sizeof(ItemIdData));
-		slots = Min(Max(2 * slots, 8), MaxHeapTuplesPerPage);
-		if (s.rel->rd_rel->relpages > 0 && s.rel->rd_rel->reltuples > 0)
-			slots = Min(slots, (int) ceil(1.5 * s.rel->rd_rel->reltuples / s.rel->rd_rel->relpages) + 1);
-		s.slots = TYPEALIGN(4, slots);
-
-		/*
-		 * Rows are kept for reading by count: k of them and room for ties,
-		 * dead rows and the lists left unread.  If work_mem cannot hold them
-		 * and the dense table, fall back.
-		 */
-		s.cap = Max(4 * k, TOPK_MIN_KEPT);
-		if ((Size) s.cap * (sizeof(Candidate) + sizeof(TopRow)) + TOPK_COUNTING_BYTES <=
-			(Size) work_mem * 1024)
+		initStringInfo(&index_names);
+		foreach(lc, tables)
 		{
-			/* the serializable read is of the whole table, as a scan's */
-			PredicateLockRelation(s.rel, s.snapshot);
-			initGinState(&s.ginstate, s.index);
-			top = palloc(k * sizeof(TopRow));
+			Relation	rel = relation_open(lfirst_oid(lc), AccessShareLock);
 
-			/*
-			 * The longest lists left unread, rows offered from a few keys
-			 * up; then if need be all lists, rows offered from what the
-			 * k-th row found agrees on; then room for as many rows as
-			 * work_mem holds.
-			 */
-			outcome = SearchOnce(&s, -1, TOPK_OFFER_AT, s.cap, top, &ntop);
-			for (int try = 0; try < 2 && outcome == TOPK_UNBOUNDED; try++)
-			{
-				int			offer_at = 1;
-				int			cap = s.cap;
-
-				if (ntop == k)
-					offer_at = Max(Min(TOPK_OFFER_AT, (int) rint(top[k - 1].similarity * query->num_perm)), 1);
-				if (try == 1)
-				{
-					cap = (int) Min(((Size) work_mem * 1024 - TOPK_COUNTING_BYTES) /
-									(sizeof(Candidate) + sizeof(TopRow)), (Size) MaxAllocSize / sizeof(Candidate));
-					if (cap <= s.cap)
-						break;
-				}
-				outcome = SearchOnce(&s, 0, offer_at, cap, top, &ntop);
-			}
-			if (outcome == TOPK_ANSWERED)
-			{
-				Datum	   *ids = palloc(Max(ntop, 1) * sizeof(Datum));
-				Datum	   *sims = palloc(Max(ntop, 1) * sizeof(Datum));
-
-				for (int i = 0; i < ntop; i++)
-				{
-					ids[i] = Int64GetDatum(top[i].id);
-					sims[i] = Float8GetDatum(top[i].similarity);
-				}
-				result[0] = PointerGetDatum(construct_array(ids, ntop, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-				result[1] = PointerGetDatum(construct_array(sims, ntop, FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-				result[2] = Int64GetDatum(s.postings);
-				result[3] = CStringGetTextDatum(RelationGetRelationName(s.index));
-				result[4] = Int32GetDatum(s.unread);
-				memset(nulls, false, sizeof(nulls));
-			}
+			if (rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
+				outcome = SearchRelation(&s, rel, family, top, &ntop, &index_names);
+			relation_close(rel, AccessShareLock);
+			if (outcome != TOPK_ANSWERED)
+				break;
 		}
-		index_close(s.index, AccessShareLock);
+		if (outcome == TOPK_ANSWERED && index_names.len > 0)
+		{
+			Datum	   *ids = palloc(Max(ntop, 1) * sizeof(Datum));
+			Datum	   *sims = palloc(Max(ntop, 1) * sizeof(Datum));
+
+			for (int i = 0; i < ntop; i++)
+			{
+				ids[i] = Int64GetDatum(top[i].id);
+				sims[i] = Float8GetDatum(top[i].similarity);
+			}
+			result[0] = PointerGetDatum(construct_array(ids, ntop, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+			result[1] = PointerGetDatum(construct_array(sims, ntop, FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+			result[2] = Int64GetDatum(s.postings);
+			result[3] = CStringGetTextDatum(index_names.data);
+			result[4] = Int32GetDatum(s.all_unread);
+			memset(nulls, false, sizeof(nulls));
+		}
 	}
-	relation_close(s.rel, AccessShareLock);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, result, nulls)));
 }

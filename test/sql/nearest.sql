@@ -188,6 +188,26 @@ SELECT (SELECT array_agg(n.id ORDER BY n.o) FROM near_duplicate_top_k('"N parts"
        = (SELECT array_agg(r.id ORDER BY r.o) FROM pg_temp.ref(nq.q, 7) WITH ORDINALITY r(id, similarity, o)) AS same,
        count(*)
 FROM nq GROUP BY 1;
+-- one-row bands on every partition: counted in each, merged (columns in
+-- another order in one partition)
+CREATE TABLE "N parts mid" ("My Sketch" minhash, "Doc Id" bigint);
+ALTER TABLE "N parts" DETACH PARTITION "N parts high";
+DELETE FROM "N parts high" WHERE "Doc Id" < 3000;
+INSERT INTO "N parts mid" SELECT sketch, id FROM ndocs WHERE id >= 600 AND id < 3000;
+ALTER TABLE "N parts" ATTACH PARTITION "N parts mid" FOR VALUES FROM (600) TO (3000);
+ALTER TABLE "N parts" ATTACH PARTITION "N parts high" FOR VALUES FROM (3000) TO (MAXVALUE);
+CREATE INDEX ON "N parts mid" USING gin ("My Sketch" minhash_ops(shingle_size = 2, rows = 1));
+CREATE INDEX ON "N parts high" USING gin ("My Sketch" minhash_ops(shingle_size = 2, rows = 1));
+SELECT count(*) FILTER (WHERE c.ids IS NOT NULL) AS counted,
+       count(*) FILTER (WHERE (SELECT array_agg(ROW(n.id, n.similarity)::text ORDER BY n.o)
+                               FROM near_duplicate_top_k('"N parts"', 'My Sketch', 'Doc Id', nq.q, 7)
+                                    WITH ORDINALITY n(id, similarity, o))
+                              IS NOT DISTINCT FROM
+                              (SELECT array_agg(ROW(r.id, r.similarity)::text ORDER BY r.o)
+                               FROM pg_temp.ref(nq.q, 7) WITH ORDINALITY r(id, similarity, o))) AS same,
+       count(*) AS queries
+FROM nq, minhash_index_top_k('"N parts"', 'My Sketch', 'Doc Id', nq.q, 7) c;
+SELECT c.index_name FROM minhash_index_top_k('"N parts"', 'My Sketch', 'Doc Id', (SELECT sketch FROM ndocs WHERE id = 5), 3) c;
 
 -- NULL arguments: no rows (the function is STRICT)
 SELECT count(*) FROM near_duplicate_top_k('ndocs', 'sketch', 'id', NULL);
@@ -231,6 +251,18 @@ SELECT c.ids IS NULL AS passed_on
 FROM minhash_index_top_k('ndocs_rls', 'sketch', 'id', (SELECT sketch FROM ndocs_rls WHERE id = 4), 5) c;
 SELECT * FROM near_duplicate_top_k('ndocs_rls', 'sketch', 'id', (SELECT sketch FROM ndocs_rls WHERE id = 4), 5);
 RESET ROLE;
+-- a partitioned table's policy applies to its partitions, read through it
+GRANT SELECT ON "N parts" TO regress_ndd_topk_reader;
+ALTER TABLE "N parts" ENABLE ROW LEVEL SECURITY;
+CREATE POLICY even_ids ON "N parts" TO regress_ndd_topk_reader USING ("Doc Id" % 2 = 0);
+SET ROLE regress_ndd_topk_reader;
+SELECT c.ids IS NULL AS passed_on
+FROM minhash_index_top_k('"N parts"', 'My Sketch', 'Doc Id', (SELECT sketch FROM ndocs_rls WHERE id = 4), 5) c;
+SELECT * FROM near_duplicate_top_k('"N parts"', 'My Sketch', 'Doc Id', (SELECT sketch FROM ndocs_rls WHERE id = 4), 3);
+RESET ROLE;
+ALTER TABLE "N parts" DISABLE ROW LEVEL SECURITY;
+DROP POLICY even_ids ON "N parts";
+REVOKE SELECT ON "N parts" FROM regress_ndd_topk_reader;
 -- SELECT on the two columns only is enough to count
 ALTER TABLE ndocs_rls DISABLE ROW LEVEL SECURITY;
 REVOKE SELECT ON ndocs_rls FROM regress_ndd_topk_reader;

@@ -1255,13 +1255,9 @@ BEGIN
     END IF;
 
     EXECUTE pg_catalog.format($q$
-        SELECT m.num_perm, %1$I.similarity($1, $1) OPERATOR(pg_catalog.=) 0::pg_catalog.float8,
-               %1$I.minhash_index_exact_threshold($2, $3)
+        SELECT m.num_perm, %1$I.similarity($1, $1) OPERATOR(pg_catalog.=) 0::pg_catalog.float8
         FROM %1$I.minhash_settings($1) m$q$, ndd)
-        USING query, tbl, sketch_column INTO num_perm, empty, lowest;
-    IF lowest IS NOT NULL AND NOT empty THEN
-        lowest_m := pg_catalog.ceil(lowest * num_perm::pg_catalog.float8 - 1e-9::pg_catalog.float8)::pg_catalog.int4;
-    END IF;
+        USING query INTO num_perm, empty;
 
     -- the top k of the rows at least $2 similar
     pass := pg_catalog.format($q$
@@ -1303,6 +1299,14 @@ BEGIN
         END IF;
         ids := '{}';
         sims := '{}';
+    END IF;
+
+    -- how low the passes may go: every minhash_ops index on the column
+    -- (of the table and its partitions) must be exact there
+    EXECUTE pg_catalog.format('SELECT %1$I.minhash_index_exact_threshold($1, $2)', ndd)
+        USING tbl, sketch_column INTO lowest;
+    IF lowest IS NOT NULL AND NOT empty THEN
+        lowest_m := pg_catalog.ceil(lowest * num_perm::pg_catalog.float8 - 1e-9::pg_catalog.float8)::pg_catalog.int4;
     END IF;
 
     -- 1. passes at falling thresholds, each exact through the index

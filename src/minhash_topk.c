@@ -41,6 +41,7 @@
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "executor/tuptable.h"
+#include "lib/binaryheap.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -86,21 +87,37 @@ typedef struct PostingCursor
 	uint64		estimate;		/* of the list's length */
 } PostingCursor;
 
-/* A row that holds count of the query's keys. */
-typedef struct Candidate
+/*
+ * A row that holds count of the query's keys, packed as one number that
+ * orders by count, then by row: count << 48 | block << 16 | offset.
+ */
+typedef uint64 Candidate;
+
+static inline Candidate
+MakeCandidate(int count, BlockNumber block, OffsetNumber offset)
+{
+	return (uint64) count << 48 | (uint64) block << 16 | offset;
+}
+
+static inline int
+CandidateCount(Candidate c)
+{
+	return (int) (c >> 48);
+}
+
+/* The best rows by count: a min-heap of at most its space of candidates. */
+typedef struct CandidateHeap
+{
+	binaryheap *heap;
+	int			dropped_max;	/* the highest count not kept */
+} CandidateHeap;
+
+/* A line pointer beyond the dense table's slots, counted in a hash table. */
+typedef struct OverflowCount
 {
 	ItemPointerData tid;
 	uint16		count;
-} Candidate;
-
-/* The best rows by count, a min-heap on count of at most cap entries. */
-typedef struct CandidateHeap
-{
-	Candidate  *items;
-	int			n;
-	int			cap;
-	int			dropped_max;	/* the highest count not kept */
-} CandidateHeap;
+} OverflowCount;
 
 /* A row of the answer. */
 typedef struct TopRow
@@ -340,59 +357,44 @@ CursorOpenPending(PostingCursor *c, Relation index, GinState *ginstate,
 		pfree(hits);
 }
 
-/* Offer a row with count keys to the heap of the best counts. */
-static inline void
-HeapOffer(CandidateHeap *h, ItemPointerData tid, int count)
+/* binaryheap's order for a min-heap: the greater candidate sinks */
+static int
+CandidateSinks(Datum a, Datum b, void *arg)
 {
-	int			i;
+	Candidate	x = DatumGetUInt64(a);
+	Candidate	y = DatumGetUInt64(b);
 
-	if (h->n == h->cap)
-	{
-		if (count <= h->items[0].count)
-		{
-			h->dropped_max = Max(h->dropped_max, count);
-			return;
-		}
-		/* replace the least and sift it down */
-		h->dropped_max = Max(h->dropped_max, h->items[0].count);
-		i = 0;
-		for (;;)
-		{
-			int			child = 2 * i + 1;
+	return (x < y) - (x > y);
+}
 
-			if (child >= h->n)
-				break;
-			if (child + 1 < h->n && h->items[child + 1].count < h->items[child].count)
-				child++;
-			if (h->items[child].count >= count)
-				break;
-			h->items[i] = h->items[child];
-			i = child;
-		}
-	}
-	else
+/* Offer a candidate to the heap of the best counts. */
+static inline void
+HeapOffer(CandidateHeap *h, Candidate c)
+{
+	binaryheap *bh = h->heap;
+	Candidate	least;
+
+	if (bh->bh_size < bh->bh_space)
 	{
-		/* append and sift up */
-		i = h->n++;
-		while (i > 0 && h->items[(i - 1) / 2].count > count)
-		{
-			h->items[i] = h->items[(i - 1) / 2];
-			i = (i - 1) / 2;
-		}
+		binaryheap_add(bh, UInt64GetDatum(c));
+		return;
 	}
-	h->items[i].tid = tid;
-	h->items[i].count = (uint16) count;
+	least = DatumGetUInt64(binaryheap_first(bh));
+	if (c > least)
+	{
+		binaryheap_replace_first(bh, UInt64GetDatum(c));
+		c = least;
+	}
+	h->dropped_max = Max(h->dropped_max, CandidateCount(c));
 }
 
 static int
 CandidateByCountDesc(const void *a, const void *b)
 {
-	const Candidate *x = a;
-	const Candidate *y = b;
+	Candidate	x = DatumGetUInt64(*(const Datum *) a);
+	Candidate	y = DatumGetUInt64(*(const Datum *) b);
 
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
+	return (x < y) - (x > y);
 }
 
 /* Count a line pointer beyond the dense table's slots. */
@@ -400,14 +402,14 @@ static void
 CountOverflow(HTAB **overflow, ItemPointer item)
 {
 	bool		found;
-	Candidate  *entry;
+	OverflowCount *entry;
 
 	if (*overflow == NULL)
 	{
 		HASHCTL		ctl;
 
 		ctl.keysize = sizeof(ItemPointerData);
-		ctl.entrysize = sizeof(Candidate);
+		ctl.entrysize = sizeof(OverflowCount);
 		ctl.hcxt = CurrentMemoryContext;
 		*overflow = hash_create("ndd top-k counts", 1024, &ctl,
 								HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
@@ -420,15 +422,7 @@ CountOverflow(HTAB **overflow, ItemPointer item)
 static inline void
 OfferCell(CandidateHeap *h, BlockNumber lo, int slots, int cell, int count)
 {
-	ItemPointerData tid;
-
-	if (h->n == h->cap && count <= h->items[0].count)
-	{
-		h->dropped_max = Max(h->dropped_max, count);
-		return;
-	}
-	ItemPointerSet(&tid, lo + cell / slots, cell % slots + 1);
-	HeapOffer(h, tid, count);
+	HeapOffer(h, MakeCandidate(count, lo + cell / slots, cell % slots + 1));
 }
 
 /*
@@ -532,12 +526,14 @@ CountKeys(PostingCursor *cursors, int ncursors, Relation index, int slots,
 	if (overflow)
 	{
 		HASH_SEQ_STATUS status;
-		Candidate  *entry;
+		OverflowCount *entry;
 
 		hash_seq_init(&status, overflow);
 		while ((entry = hash_seq_search(&status)) != NULL)
 			if (entry->count >= offer_at)
-				HeapOffer(h, entry->tid, entry->count);
+				HeapOffer(h, MakeCandidate(entry->count,
+										   ItemPointerGetBlockNumberNoCheck(&entry->tid),
+										   ItemPointerGetOffsetNumberNoCheck(&entry->tid)));
 		hash_destroy(overflow);
 	}
 	pfree(reached);
@@ -658,9 +654,7 @@ SearchOnce(TopKSearch *s, int skip_longest, int offer_at, int cap,
 		cursors[s->nkeys] = cursors[s->nkeys - unread];
 		cursors[s->nkeys - unread] = pending;
 	}
-	heap.items = palloc(cap * sizeof(Candidate));
-	heap.n = 0;
-	heap.cap = cap;
+	heap.heap = binaryheap_allocate(cap, CandidateSinks, NULL);
 	heap.dropped_max = 0;
 	s->postings += CountKeys(cursors, s->nkeys - unread + 1, s->index, s->slots,
 							 offer_at, &heap);
@@ -669,16 +663,19 @@ SearchOnce(TopKSearch *s, int skip_longest, int offer_at, int cap,
 			ReleaseBuffer(cursors[i].buffer);
 	bound_slack = s->slack + unread;
 
-	qsort(heap.items, heap.n, sizeof(Candidate), CandidateByCountDesc);
+	/* by falling count: the heap's array, sorted */
+	qsort(heap.heap->bh_nodes, heap.heap->bh_size, sizeof(Datum), CandidateByCountDesc);
 	fetch = table_index_fetch_begin(s->rel);
 	slot = table_slot_create(s->rel, NULL);
 	*ntop = 0;
-	for (int i = 0; i < heap.n; i++)
+	for (int i = 0; i < heap.heap->bh_size; i++)
 	{
+		Candidate	c = DatumGetUInt64(heap.heap->bh_nodes[i]);
+
 		/* counts may exceed the bands only by pending rows seen twice */
-		int			agreeing = Min(heap.items[i].count, s->nkeys) + bound_slack;
+		int			agreeing = Min(CandidateCount(c), s->nkeys) + bound_slack;
 		double		bound = (double) Min(agreeing, num_perm) / num_perm;
-		ItemPointerData tid = heap.items[i].tid;
+		ItemPointerData tid;
 		bool		call_again = false;
 		bool		all_dead = false;
 		bool		isnull;
@@ -687,6 +684,7 @@ SearchOnce(TopKSearch *s, int skip_longest, int offer_at, int cap,
 		int			at;
 
 		CHECK_FOR_INTERRUPTS();
+		ItemPointerSet(&tid, (BlockNumber) (c >> 16), (OffsetNumber) (c & 0xFFFF));
 		if (*ntop == s->k && bound < top[s->k - 1].similarity)
 		{
 			stopped = true;
@@ -727,7 +725,7 @@ SearchOnce(TopKSearch *s, int skip_longest, int offer_at, int cap,
 	}
 	ExecDropSingleTupleTableSlot(slot);
 	table_index_fetch_end(fetch);
-	pfree(heap.items);
+	binaryheap_free(heap.heap);
 	pfree(cursors);
 
 	/*
@@ -861,7 +859,7 @@ SearchRelation(TopKSearch *s, Relation rel, Oid family, TopRow *top, int *ntop,
 		if (try == 1)
 		{
 			cap = (int) Min(((Size) work_mem * 1024 - TOPK_COUNTING_BYTES) /
-							(sizeof(Candidate) + sizeof(TopRow)), (Size) MaxAllocSize / sizeof(Candidate));
+							(sizeof(Datum) + sizeof(TopRow)), (Size) MaxAllocSize / sizeof(Datum));
 			if (cap <= s->cap)
 				break;
 		}
@@ -937,7 +935,13 @@ minhash_index_top_k(PG_FUNCTION_ARGS)
 	 */
 	sketch_attnum = get_attnum(relid, NameStr(*sketch_column));
 	id_attnum = get_attnum(relid, NameStr(*id_column));
-	if (sketch_attnum <= 0 || id_attnum <= 0 ||
+	if (sketch_attnum == InvalidAttrNumber || id_attnum == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of relation \"%s\" does not exist",
+						NameStr(sketch_attnum == InvalidAttrNumber ? *sketch_column : *id_column),
+						get_rel_name(relid))));
+	if (sketch_attnum < 0 || id_attnum < 0 ||
 		(pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
 		 (pg_attribute_aclcheck(relid, sketch_attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
 		  pg_attribute_aclcheck(relid, id_attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)))
@@ -961,7 +965,7 @@ minhash_index_top_k(PG_FUNCTION_ARGS)
 	if (check_enable_rls(relid, InvalidOid, true) != RLS_ENABLED &&
 		(id_type == INT2OID || id_type == INT4OID || id_type == INT8OID) &&
 		!(query->flags & MINHASH_FLAG_EMPTY) &&
-		(Size) s.cap * (sizeof(Candidate) + sizeof(TopRow)) + TOPK_COUNTING_BYTES <=
+		(Size) s.cap * (sizeof(Datum) + sizeof(TopRow)) + TOPK_COUNTING_BYTES <=
 		(Size) work_mem * 1024)
 	{
 		Oid			family = MinHashGinFamily(fcinfo->flinfo->fn_oid);

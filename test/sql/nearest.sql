@@ -231,6 +231,14 @@ SELECT * FROM near_duplicate_top_k('ndocs', 'sketch', 'id', minhash_sketch('a b 
 \echo :SQLSTATE
 SELECT minhash_index_exact_threshold('ndocs', 'no_such_column');
 \echo :SQLSTATE
+SELECT * FROM minhash_index_top_k('ndocs', 'no_such_column', 'id', (SELECT sketch FROM ndocs WHERE id = 5), 3);
+\echo :SQLSTATE
+SELECT * FROM minhash_index_top_k('ndocs', 'sketch', 'no_such_id', (SELECT sketch FROM ndocs WHERE id = 5), 3);
+\echo :SQLSTATE
+SELECT * FROM minhash_index_top_k('ndocs', 'sketch', 'id', (SELECT sketch FROM ndocs WHERE id = 5), 0);
+\echo :SQLSTATE
+-- a system column is no sketch: nothing counted
+SELECT ids IS NULL AS passed_on FROM minhash_index_top_k('ndocs', 'sketch', 'ctid', (SELECT sketch FROM ndocs WHERE id = 5), 3);
 -- a role that may not read the table learns nothing of its indexes
 CREATE ROLE regress_ndd_topk_reader;
 SET ROLE regress_ndd_topk_reader;

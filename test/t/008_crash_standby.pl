@@ -55,9 +55,15 @@ sub start_load
 	return { handle => $h, out => \$out, err => \$err };
 }
 
+# a slot keeps the primary's WAL until the standby has it: without one, the
+# checkpoints of the load and of the second base backup could remove a
+# segment a lagging standby still needs ("requested WAL segment ... has
+# already been removed", seen on a loaded machine)
+$primary->safe_psql('postgres', "SELECT pg_create_physical_replication_slot('standby')");
 $primary->backup('base');
 my $standby = PostgreSQL::Test::Cluster->new('standby');
 $standby->init_from_backup($primary, 'base', has_streaming => 1);
+$standby->append_conf('postgresql.conf', "primary_slot_name = 'standby'");
 $standby->start;
 
 # more rows after the base backup, and some gone: all of it reaches the

@@ -1,9 +1,15 @@
 # Shared set-up for scripts/demo.sh and scripts/test.sh (sourced, not run).
 # Installs what is missing, builds and installs ndd, and runs a throwaway
-# PostgreSQL 15 cluster as an unprivileged user on a private Unix socket.
+# PostgreSQL cluster as an unprivileged user on a private Unix socket.
 
-PGVER=15
-# NDD_PGBIN: another PostgreSQL 15 installation (e.g. a relocated copy) to
+# NDD_PG: the PostgreSQL major to build and test against (15, the version
+# Debian 12 ships, when unset; scripts/test_all.sh runs 17 and 18 in Debian
+# chroots that ship them)
+PGVER=${NDD_PG:-15}
+case $PGVER in
+*[!0-9]* | '') echo "NDD_PG must be a PostgreSQL major version such as 15, not '$PGVER'" >&2; exit 2 ;;
+esac
+# NDD_PGBIN: another installation of that major (e.g. a relocated copy) to
 # build against and test with; Debian's by default
 PGBIN=${NDD_PGBIN:-/usr/lib/postgresql/$PGVER/bin}
 export PG_CONFIG=$PGBIN/pg_config
@@ -26,7 +32,8 @@ ndd_ensure_packages() {
 	fi
 	say "installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq >&2 || exit 1
+	# sid's Release file may be past its Valid-Until date between publishings
+	apt-get -o Acquire::Check-Valid-Until=false update -qq >&2 || exit 1
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || exit 1
 }
 
@@ -116,3 +123,57 @@ ndd_cluster_stop() {
 	rm -rf "$NDD_TMP"
 	NDD_TMP=
 }
+
+# --- Debian chroots for the majors this machine's Debian does not ship
+# (scripts/test_all.sh).  NDD_CHROOT_DIR: where they live and are kept
+# between runs.
+NDD_CHROOT_DIR=${NDD_CHROOT_DIR:-/var/tmp/ndd-chroot}
+
+# The Debian suite that ships a major: "host" for this machine's own.
+ndd_suite_of() {
+	case $1 in
+	15) echo host ;;
+	17) echo trixie ;;
+	18) echo sid ;;
+	*) return 1 ;;
+	esac
+}
+
+# The mirror this machine's apt reads (deb822 or one-line sources), so the
+# chroots come from the same place as the host's packages.
+ndd_debian_mirror() {
+	[ -n "${NDD_DEBIAN_MIRROR:-}" ] && { echo "$NDD_DEBIAN_MIRROR"; return; }
+	local uri
+	uri=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list 2>/dev/null |
+		grep -vE '^\s*#' | grep -oE 'https?://[^ ]*/debian/?( |$)' | grep -v security | head -n 1)
+	echo "${uri:-http://deb.debian.org/debian}" | tr -d ' '
+}
+
+# ndd_chroot_ensure SUITE: a minimal Debian chroot of SUITE in $NDD_CHROOT_DIR/SUITE
+# (about a minute the first time; kept for later runs).  test.sh installs the
+# server and build packages inside it, as it does on the host.
+ndd_chroot_ensure() {
+	local suite=$1 dir=$NDD_CHROOT_DIR/$1
+	[ -f "$dir/.ndd-chroot-ready" ] && return 0
+	ndd_ensure_packages debootstrap
+	rm -rf "$dir"
+	mkdir -p "$NDD_CHROOT_DIR"
+	say "debootstrap $suite into $dir from $(ndd_debian_mirror)"
+	debootstrap --variant=minbase "$suite" "$dir" "$(ndd_debian_mirror)" >"$NDD_CHROOT_DIR/$suite.debootstrap.log" 2>&1 ||
+		{ tail -n 20 "$NDD_CHROOT_DIR/$suite.debootstrap.log" >&2; return 1; }
+	cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null
+	touch "$dir/.ndd-chroot-ready"
+}
+
+# ndd_in_chroot SUITE COMMAND...: run COMMAND inside the chroot, with /proc and
+# /dev mounted in a mount namespace of its own (the mounts go with it).
+ndd_in_chroot() {
+	local dir=$NDD_CHROOT_DIR/$1
+	shift
+	unshare --mount --propagation private -- bash -c '
+		dir=$1; shift
+		mount -t proc proc "$dir/proc" && mount --rbind /dev "$dir/dev" || exit 1
+		exec chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+			${PG_CFLAGS:+PG_CFLAGS="$PG_CFLAGS"} "$@"' bash "$dir" "$@"
+}
+

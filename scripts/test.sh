@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run every ndd test suite (pg_regress, isolation, TAP) against a throwaway
-# PostgreSQL 15 cluster.  Ends with one line: "N passed, N failed".
+# cluster of one PostgreSQL major: NDD_PG (15 when unset).  Ends with one
+# line: "N passed, N failed".  scripts/test_all.sh runs it on every major.
 set -u
 . "$(dirname "$0")/common.sh"
 
@@ -37,8 +38,10 @@ run_suite() {
 		ok=$(grep -cE '^ *ok [0-9]+' "$log")
 		bad=$(grep -cE '^ *not ok [0-9]+' "$log")
 	else
-		ok=$(grep -cE '\.\.\. ok ' "$log")
-		bad=$(grep -cE '\.\.\. FAILED' "$log")
+		# pg_regress up to 15 prints "test name ... ok", from 16 on TAP-style
+		# "ok 3 - name" ("+" instead of "-" in a parallel group)
+		ok=$(grep -cE '\.\.\. ok |^ok [0-9]+ +[-+] ' "$log")
+		bad=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+ +[-+] ' "$log")
 	fi
 	if [ "$status" -ne 0 ] && [ "$bad" -eq 0 ]; then
 		bad=1			# the suite itself broke

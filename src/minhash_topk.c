@@ -211,7 +211,12 @@ CursorOpen(PostingCursor *c, Relation index, GinState *ginstate,
 	ItemPointerSetMin(&c->last);
 
 	ginPrepareEntryScan(&btree, attnum, key, GIN_CAT_NORM_KEY, ginstate);
+#if PG_VERSION_NUM >= 170000
+	/* 17 dropped the unused snapshot argument of GIN's tree descents */
+	stack = ginFindLeafPage(&btree, true, false);
+#else
 	stack = ginFindLeafPage(&btree, true, false, snapshot);
+#endif
 	if (btree.findItem(&btree, stack))
 	{
 		Page		page = BufferGetPage(stack->buffer);
@@ -228,7 +233,11 @@ CursorOpen(PostingCursor *c, Relation index, GinState *ginstate,
 			/* as GIN's scan: an entry never loses its posting tree */
 			LockBuffer(stack->buffer, GIN_UNLOCK);
 			unlock = false;
+#if PG_VERSION_NUM >= 170000
+			leaf = ginScanBeginPostingTree(&data, index, root);
+#else
 			leaf = ginScanBeginPostingTree(&data, index, root, snapshot);
+#endif
 			c->buffer = leaf->buffer;
 			/* keep the leaf pinned after freeGinBtreeStack: vacuum waits */
 			IncrBufferRefCount(c->buffer);

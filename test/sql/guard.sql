@@ -176,8 +176,12 @@ LOCK TABLE ndd_near_duplicate_locks;
 \echo :SQLSTATE
 ROLLBACK;
 RESET ROLE;
--- nothing of ndd is granted to PUBLIC beyond running its functions
-SELECT c.relname, c.relacl FROM pg_class c JOIN pg_depend d ON d.objid = c.oid
+-- nothing of ndd is granted to PUBLIC beyond running its functions: the
+-- table's rights are its owner's alone (the owner's default rights, which
+-- gained MAINTAIN in PostgreSQL 17)
+SELECT c.relname, c.relacl IS NOT NULL AS explicit_acl,
+       c.relacl = acldefault('r', c.relowner) AS owner_only
+FROM pg_class c JOIN pg_depend d ON d.objid = c.oid
 WHERE d.refclassid = 'pg_extension'::regclass
   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'ndd')
   AND d.classid = 'pg_class'::regclass;

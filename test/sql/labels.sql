@@ -25,12 +25,16 @@ WHERE a.aggcombinefn = 0
    OR (a.aggtranstype = 'internal'::regtype AND (a.aggserialfn = 0 OR a.aggdeserialfn = 0))
    OR f.proparallel <> 's';
 
--- every type has binary I/O, but gsimhash (GiST storage, no input at all)
+-- every type has binary I/O, but gsimhash (GiST storage, no input at all).
+-- The types ndd declares: from 17 on, PostgreSQL also records their array
+-- types and its table's row type as members of the extension.
 SELECT t.typname, t.typsend::regproc, t.typreceive::regproc
 FROM pg_type t
 JOIN pg_depend d ON d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'ndd'
-WHERE t.typtype IN ('b', 'c') ORDER BY t.typname;
+WHERE t.typtype IN ('b', 'c') AND t.typcategory <> 'A'
+  AND NOT EXISTS (SELECT FROM pg_class r WHERE r.oid = t.typrelid AND r.relkind <> 'c')
+ORDER BY t.typname;
 
 -- ndd_components in parallel: the same components as serially (chains of
 -- five ids, 40,000 of them, in an order that spreads each over the workers)

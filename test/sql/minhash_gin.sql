@@ -22,19 +22,24 @@ SELECT bands, rows FROM lsh_params(0.8, false_positive_weight => 0.1, false_nega
 SELECT bands, rows FROM lsh_params(0.8, num_perm => 64);
 
 -- 20,000 documents of 400 words: 5,000 families, each a base and three
--- copies with words replaced at rates that spread Jaccard over 0.2 .. 1
-SELECT setseed(0.17);
+-- copies with words replaced at rates that spread Jaccard over 0.2 .. 1.
+-- uniform(key, stream) is a hash of its arguments, not random(): the data
+-- do not depend on the order in which a plan (or a spilling aggregate)
+-- evaluates rows, so every major builds the same table.
+CREATE FUNCTION pg_temp.uniform(key bigint, stream bigint) RETURNS float8
+LANGUAGE sql IMMUTABLE STRICT
+AS $$ SELECT (hashint8extended(key, stream) & 4503599627370495)::float8 / 4503599627370496 $$;
 CREATE TABLE base AS
-SELECT f, array_agg('w' || floor(random() * 50000)::int) AS words
+SELECT f, array_agg('w' || floor(pg_temp.uniform(f * 400 + i, 1) * 50000)::int ORDER BY i) AS words
 FROM generate_series(1, 5000) f, generate_series(1, 400) i
 GROUP BY f;
 CREATE TABLE gdocs AS
 SELECT f * 4 + v AS id, f AS family, rate,
        CASE WHEN v = 0 THEN array_to_string(words, ' ')
-            ELSE (SELECT string_agg(CASE WHEN random() < rate
-                                         THEN 'x' || floor(random() * 50000)::int
-                                         ELSE w END, ' ')
-                  FROM unnest(words) w) END AS doc
+            ELSE (SELECT string_agg(CASE WHEN pg_temp.uniform((f * 4 + v) * 400 + n, 2) < rate
+                                         THEN 'x' || floor(pg_temp.uniform((f * 4 + v) * 400 + n, 3) * 50000)::int
+                                         ELSE w END, ' ' ORDER BY n)
+                  FROM unnest(words) WITH ORDINALITY AS u(w, n)) END AS doc
 FROM base,
      LATERAL (SELECT v, CASE WHEN v = 0 THEN 0
                         ELSE (ARRAY[0.005, 0.02, 0.05, 0.07, 0.09, 0.11, 0.13, 0.2])[1 + (f * 3 + v) % 8]
@@ -61,15 +66,38 @@ RESET enable_bitmapscan;
 SELECT t, count(*) AS pairs, count(*) FILTER (WHERE qid <> id) AS non_self
 FROM truth GROUP BY t ORDER BY t;
 
+-- EXPLAIN (COSTS OFF) of a query, written alike on every major: a value
+-- an InitPlan returns as 17 and later print it ("(InitPlan 1).col1", where
+-- 15 printed "$0" and "InitPlan 1 (returns $0)"), and without the
+-- "Disabled: true" 18 adds under a scan that enable_seqscan = off disabled
+CREATE FUNCTION pg_temp.explain(query text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+    param text;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+        line := regexp_replace(line, '(InitPlan \d+) \(returns [^)]*\)', '\1');
+        FOR param IN SELECT m[1] FROM regexp_matches(line, '\$(\d+)', 'g') m ORDER BY length(m[1]) DESC LOOP
+            line := replace(line, '$' || param, '(InitPlan ' || (param::int + 1) || ').col1');
+        END LOOP;
+        CONTINUE WHEN line ~ '^ *Disabled: true$';
+        RETURN NEXT line;
+    END LOOP;
+END $$;
+
 -- exact mode, down to 0.5: an index built for threshold 0.5
 CREATE INDEX gdocs_exact ON gdocs USING gin (mh minhash_ops(threshold = 0.5));
 SET enable_seqscan = off;
-EXPLAIN (COSTS OFF)
-SELECT id FROM gdocs WHERE mh % (SELECT mh FROM queries LIMIT 1);
-EXPLAIN (COSTS OFF)
-SELECT id FROM gdocs WHERE mh % ROW((SELECT mh FROM queries LIMIT 1), 0.7)::minhash_query;
-EXPLAIN (COSTS OFF)
-SELECT d.id FROM queries q JOIN gdocs d ON similar(d.mh, q.mh, 0.7);
+SELECT * FROM pg_temp.explain($q$
+SELECT id FROM gdocs WHERE mh % (SELECT mh FROM queries LIMIT 1)
+$q$);
+SELECT * FROM pg_temp.explain($q$
+SELECT id FROM gdocs WHERE mh % ROW((SELECT mh FROM queries LIMIT 1), 0.7)::minhash_query
+$q$);
+SELECT * FROM pg_temp.explain($q$
+SELECT d.id FROM queries q JOIN gdocs d ON similar(d.mh, q.mh, 0.7)
+$q$);
 
 -- index scans return exactly the truth at every threshold, through the
 -- query operator and through similar()
@@ -110,9 +138,10 @@ SELECT count(*) AS all_rows FROM gdocs WHERE mh % (SELECT mh FROM queries LIMIT 
 RESET ndd.similarity_threshold;
 
 -- top-k: a % filter, then ORDER BY <-> LIMIT
-EXPLAIN (COSTS OFF)
+SELECT * FROM pg_temp.explain($q$
 SELECT id FROM gdocs WHERE mh % (SELECT mh FROM gdocs WHERE id = 40)
-ORDER BY mh <-> (SELECT mh FROM gdocs WHERE id = 40) LIMIT 3;
+ORDER BY mh <-> (SELECT mh FROM gdocs WHERE id = 40) LIMIT 3
+$q$);
 SELECT id, family, round((mh <-> (SELECT mh FROM gdocs WHERE id = 40))::numeric, 3) AS distance
 FROM gdocs WHERE mh % ROW((SELECT mh FROM gdocs WHERE id = 40), 0.3)::minhash_query
 ORDER BY mh <-> (SELECT mh FROM gdocs WHERE id = 40), id LIMIT 3;
@@ -273,8 +302,9 @@ CREATE TABLE nullq (id int, mh minhash);
 INSERT INTO nullq SELECT g, minhash_sketch('w' || g || ' a b c d e f g h', shingle_size => 1) FROM generate_series(1, 50) g;
 CREATE INDEX ON nullq USING gin (mh minhash_ops(shingle_size = 1));
 SET enable_seqscan = off;
-EXPLAIN (COSTS OFF)
-SELECT count(*) FROM nullq WHERE similar(mh, (SELECT minhash_sketch('w1 a b c d e f g h', shingle_size => 1)), (SELECT NULL::float8));
+SELECT * FROM pg_temp.explain($q$
+SELECT count(*) FROM nullq WHERE similar(mh, (SELECT minhash_sketch('w1 a b c d e f g h', shingle_size => 1)), (SELECT NULL::float8))
+$q$);
 SELECT (SELECT count(*) FROM nullq WHERE similar(mh, minhash_sketch('w1 a b c d e f g h', shingle_size => 1), (SELECT NULL::float8))) AS null_threshold,
        (SELECT count(*) FROM nullq WHERE mh % ROW(NULL, (SELECT 0.5::float8))::minhash_query) AS null_sketch,
        (SELECT count(*) FROM nullq WHERE similar(mh, minhash_sketch('w1 a b c d e f g h', shingle_size => 1), (SELECT 0.8::float8))) AS at_0_8;

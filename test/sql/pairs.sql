@@ -3,16 +3,20 @@ SET extra_float_digits = 0;
 \set SHOW_CONTEXT never
 
 -- 2,000 documents: 500 families of a base and three edited copies
-SELECT setseed(0.3);
+-- uniform(key, stream): a number in [0, 1) hashed from its arguments, so
+-- the data do not depend on the order a plan evaluates rows in
+CREATE FUNCTION pg_temp.uniform(key bigint, stream bigint) RETURNS float8
+LANGUAGE sql IMMUTABLE STRICT
+AS $$ SELECT (hashint8extended(key, stream) & 4503599627370495)::float8 / 4503599627370496 $$;
 CREATE TABLE pbase AS
-SELECT f, array_agg('w' || floor(random() * 5000)::int) AS words
+SELECT f, array_agg('w' || floor(pg_temp.uniform(f * 80 + i, 1) * 5000)::int ORDER BY i) AS words
 FROM generate_series(1, 500) f, generate_series(1, 80) i GROUP BY f;
 CREATE TABLE pdocs AS
 SELECT f * 4 + v AS id,
        CASE WHEN v = 0 THEN array_to_string(words, ' ')
-            ELSE (SELECT string_agg(CASE WHEN random() < 0.01 * v * (1 + f % 4)
-                                         THEN 'x' || floor(random() * 5000)::int ELSE w END, ' ')
-                  FROM unnest(words) w) END AS body
+            ELSE (SELECT string_agg(CASE WHEN pg_temp.uniform((f * 4 + v) * 80 + n, 2) < 0.01 * v * (1 + f % 4)
+                                         THEN 'x' || floor(pg_temp.uniform((f * 4 + v) * 80 + n, 3) * 5000)::int ELSE w END, ' ' ORDER BY n)
+                  FROM unnest(words) WITH ORDINALITY AS u(w, n)) END AS body
 FROM pbase, generate_series(0, 3) v;
 -- a chain: a ~ b and b ~ c, but a and c further apart
 INSERT INTO pdocs
@@ -61,11 +65,10 @@ RESET work_mem;
 
 -- 600 documents that share a long paragraph: their common band keys make
 -- big buckets, which each row leaves out (prefix filtering); still exact
-SELECT setseed(0.4);
 CREATE TABLE bdocs AS
 SELECT i AS id, minhash_sketch(
            (SELECT string_agg('common' || g, ' ') FROM generate_series(1, 30 + i % 40) g) || ' ' ||
-           (SELECT string_agg('u' || floor(random() * 100000)::int, ' ') FROM generate_series(1, 20 + i % 7 + 0 * i) g)) AS sketch
+           (SELECT string_agg('u' || floor(pg_temp.uniform(i * 32 + g, 4) * 100000)::int, ' ' ORDER BY g) FROM generate_series(1, 20 + i % 7) g)) AS sketch
 FROM generate_series(1, 600) i;
 ANALYZE bdocs;
 SELECT t, (SELECT count(*) FROM bdocs a JOIN bdocs b ON a.id < b.id WHERE similarity(a.sketch, b.sketch) >= t) AS brute_force,
@@ -224,14 +227,13 @@ SELECT count(*) AS left_after_delete,
 FROM pdocs;
 
 -- simhash columns: fingerprints within max_distance bits, as brute force
-SELECT setseed(0.5);
 CREATE TABLE sdocs AS
 SELECT b * 3 + v AS id,
        CASE WHEN v = 0 THEN base
             ELSE (SELECT simhash_from_bigint(simhash_to_bigint(base) #
-                         coalesce(bit_or((1::bigint << floor(random() * 64)::int)), 0))
-                  FROM generate_series(1, (b * v) % 9)) END AS fp
-FROM (SELECT b, simhash_from_bigint((random() * 9.2e18)::bigint # ((random() * 4)::bigint << 62)) AS base
+                         coalesce(bit_or((1::bigint << floor(pg_temp.uniform((b * 3 + v) * 16 + g, 5) * 64)::int)), 0))
+                  FROM generate_series(1, (b * v) % 9) g) END AS fp
+FROM (SELECT b, simhash_from_bigint((pg_temp.uniform(b, 6) * 9.2e18)::bigint # ((pg_temp.uniform(b, 7) * 4)::bigint << 62)) AS base
       FROM generate_series(1, 1000) b) s, generate_series(0, 2) v;
 INSERT INTO sdocs VALUES (1000000, NULL);
 ANALYZE sdocs;

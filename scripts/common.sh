@@ -63,9 +63,13 @@ ndd_build_install() {
 # the corpus it would write now: $2.key records corpus.py's --key, a digest
 # of the program, its arguments and the source files it reads.  Written via
 # a temporary name, so an interrupted run leaves no half corpus behind.
+# NDD_BENCH_CORPUS_AS_IS=1 takes an existing $2 as it is: a corpus copied
+# from another machine or into a chroot, whose source files differ, so that
+# two majors are measured on the same documents.
 ndd_corpus() {
 	local docs=$1 out=$2 key
 	shift 2
+	[ "${NDD_BENCH_CORPUS_AS_IS:-0}" = 1 ] && [ -s "$out" ] && return 0
 	ndd_ensure_packages python3
 	key=$(python3 "$NDD_TOP/bench/corpus.py" --docs "$docs" "$@" --key) || exit 1
 	[ -s "$out" ] && [ "$(cat "$out.key" 2>/dev/null)" = "$key" ] && return 0

@@ -181,3 +181,21 @@ ndd_in_chroot() {
 			${PG_CFLAGS:+PG_CFLAGS="$PG_CFLAGS"} "$@"' bash "$dir" "$@"
 }
 
+
+# ndd_run_major MAJOR COPY SCRIPT [ARGS...]: run the tree's SCRIPT (a path
+# from the top, e.g. scripts/test.sh) with NDD_PG=MAJOR where Debian ships
+# that major: here, or in its chroot on a fresh copy of the sources in
+# /build/COPY (a name of the caller's, so that two callers do not share it).
+ndd_run_major() {
+	local major=$1 copy=$2 script=$3 suite
+	shift 3
+	suite=$(ndd_suite_of "$major") || { echo "no Debian suite known for PostgreSQL $major" >&2; return 1; }
+	if [ "$suite" = host ]; then
+		NDD_PG=$major bash "$NDD_TOP/$script" "$@"
+		return
+	fi
+	ndd_chroot_ensure "$suite" || return 1
+	rm -rf "${NDD_CHROOT_DIR:?}/$suite/build/$copy"
+	ndd_copy_tree "$NDD_CHROOT_DIR/$suite/build/$copy" || return 1
+	ndd_in_chroot "$suite" env NDD_PG="$major" bash "/build/$copy/$script" "$@"
+}

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Build the Debian package postgresql-15-ndd (debian/, pg_buildext) with
-# dpkg-buildpackage -us -uc -b in a copy of the tree, and check it without
-# touching the system's PostgreSQL: the .deb is unpacked over a relocated copy
-# of PostgreSQL 15, where a throwaway cluster creates the extension (fresh,
-# and from every older version by ALTER EXTENSION ... UPDATE) and runs a
-# smoke query.  The .deb stays in a temporary directory; the last line is
-# "package ok: <path of the .deb>".
+# Build the Debian package postgresql-NN-ndd of one PostgreSQL major, NN =
+# NDD_PG (15 when unset), from debian/ (pg_buildext) with dpkg-buildpackage
+# -us -uc -b in a copy of the tree, and check it without touching the
+# system's PostgreSQL: the .deb is unpacked over a relocated copy of
+# PostgreSQL NN, where a throwaway cluster creates the extension (fresh, and
+# from every older version by ALTER EXTENSION ... UPDATE) and runs a smoke
+# query; lintian must find nothing (no error, no warning).  The .deb stays in
+# a temporary directory; the last line is "package ok: <path of the .deb>".
+#
+# Run it where Debian ships that major (postgresql-common's supported
+# versions): 15 on Debian 12; scripts/package_all.sh runs 17 and 18 in the
+# Debian chroots of scripts/test_all.sh.
 #
 # NDD_DEB_TESTS=1 also runs the pg_regress and isolation suites during the
 # build (dh_pgxs_test: minutes); by default the build is nocheck.  Other
@@ -15,10 +20,21 @@ set -u
 
 fail() { echo "package.sh: $*" >&2; exit 1; }
 
+# The majors a build here makes packages for: those of debian/pgversions
+# that this Debian's postgresql-common supports (debian/rules).  Checked
+# before installing anything when pg_buildext is already there.
+check_major() {
+	built=$(cd "$NDD_TOP" && pg_buildext supported-versions | xargs)
+	[[ " $built " == *" $PGVER "* ]] ||
+		fail "a build here makes the packages of PostgreSQL ${built:-(none)}, not $PGVER (NDD_PG); scripts/package_all.sh builds each major where Debian ships it"
+}
+command -v pg_buildext >/dev/null && check_major
+
 # debian/control's Build-Depends (postgresql-all only for the build-time
 # tests), build-essential (implied) and lintian
 ndd_ensure_packages build-essential dpkg-dev debhelper postgresql-server-dev-all lintian \
 	$([ "${NDD_DEB_TESTS:-0}" = 1 ] && echo postgresql-all)
+check_major
 
 ver=$(dpkg-parsechangelog -l "$NDD_TOP/debian/changelog" -S Version) || fail "cannot read debian/changelog"
 extver=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$NDD_TOP/ndd.control")
@@ -52,6 +68,11 @@ say "dpkg-buildpackage -us -uc -b ${profiles[*]} (DEB_BUILD_OPTIONS=$opts); log:
 mv "$scratch"/build/*.deb "$scratch"/build/*.changes "$scratch"/build/*.buildinfo "$out"/ || fail "no build artifacts"
 deb=$out/$deb_name
 [ -f "$deb" ] || fail "no $deb_name among: $(ls "$out")"
+# debian/control lists a package per major of debian/pgversions; only
+# those of the majors supported here are built (with their debug symbols)
+debs=$(cd "$out" && ls *.deb | sed 's/_.*//; s/-dbgsym$//' | sort -u | xargs)
+[ "$debs" = "$(printf 'postgresql-%s-ndd\n' $built | sort | xargs)" ] ||
+	fail "built $debs; expected the packages of PostgreSQL $built"
 say "built $deb"
 
 # --- the package's control fields
@@ -61,7 +82,8 @@ field() { dpkg-deb -f "$deb" "$1"; }
 field Depends | grep -qE "(^|, )postgresql-$PGVER( |,|$)" || fail "Depends lacks postgresql-$PGVER: $(field Depends)"
 say "Depends: $(field Depends)"
 
-# --- the files: exactly what make install installs, and Debian's doc files
+# --- the files: exactly what make install installs, Debian's doc files
+# and lintian overrides (debian/lintian-overrides)
 say "comparing the package's files with make install"
 ref=$scratch/ref
 make -C "$tree" -s install DESTDIR="$ref" PG_CONFIG="$PG_CONFIG" >"$out/make-install.log" 2>&1 ||
@@ -72,6 +94,7 @@ make -C "$tree" -s clean PG_CONFIG="$PG_CONFIG" >/dev/null 2>&1
 	for f in copyright changelog.Debian.gz changelog.gz; do
 		echo "./usr/share/doc/$pkg/$f"
 	done
+	echo "./usr/share/lintian/overrides/$pkg"
 } | sort >"$out/expected-files"
 dpkg-deb --fsys-tarfile "$deb" | tar -tf - | grep -v '/$' | sort >"$out/package-files"
 diff -u "$out/expected-files" "$out/package-files" >&2 ||
@@ -84,7 +107,7 @@ for f in "$pkglibdir/ndd.so" "$sharedir/extension/ndd.control" "$sharedir/extens
 done
 say "$(wc -l <"$out/package-files") files, as expected"
 
-# --- a PostgreSQL 15 of our own: Debian's, copied without any ndd that
+# --- a PostgreSQL $PGVER of our own: Debian's, copied without any ndd that
 # another checkout installed, and the .deb unpacked over it.  Its binaries
 # find share/ and lib/ relative to their own directory.
 root=$scratch/root
@@ -172,14 +195,17 @@ for f in "$NDD_TOP"/sql/ndd--*.sql; do
 	echo "$old -> $extver: $(echo $got)" >&2
 done
 
-# lintian's findings are reported, not enforced (run unprivileged when we
-# are root: it warns against root)
-if command -v lintian >/dev/null; then
-	say "lintian"
-	ndd_lintian() { if [ "$(id -u)" -eq 0 ]; then runuser -u nobody -- lintian "$@"; else lintian "$@"; fi; }
-	(cd / && ndd_lintian "$out"/*.changes) >"$out/lintian.log" 2>&1
-	if [ -s "$out/lintian.log" ]; then cat "$out/lintian.log" >&2; else echo "(no findings)" >&2; fi
+# lintian: no finding at all (errors and warnings are what it shows by
+# default).  Run unprivileged when we are root: it warns against root.
+say "lintian $(lintian --version | sed 's/^[^0-9]*//')"
+ndd_lintian() { if [ "$(id -u)" -eq 0 ]; then runuser -u nobody -- lintian "$@"; else lintian "$@"; fi; }
+(cd / && ndd_lintian --fail-on error,warning "$out"/*.changes) >"$out/lintian.log" 2>&1
+status=$?
+if [ -s "$out/lintian.log" ] || [ "$status" -ne 0 ]; then
+	cat "$out/lintian.log" >&2
+	fail "lintian found the above (exit status $status); log: $out/lintian.log"
 fi
+echo "(no findings)" >&2
 
 say "took ${SECONDS}s; artifacts and logs in $out"
 echo "package ok: $deb"

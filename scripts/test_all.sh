@@ -21,18 +21,10 @@ failed=0
 
 # run_major MAJOR: the whole suite on MAJOR; adds its tally to the totals.
 run_major() {
-	local major=$1 suite log tally
+	local major=$1 log tally
 	log=$(mktemp /tmp/ndd-major-XXXXXX.log)
-	suite=$(ndd_suite_of "$major") || { echo "no Debian suite known for PostgreSQL $major" >&2; return 1; }
-	say "PostgreSQL $major ($suite)"
-	if [ "$suite" = host ]; then
-		NDD_PG=$major bash "$NDD_TOP/scripts/test.sh" 2>&1 | tee "$log"
-	elif ndd_chroot_ensure "$suite"; then
-		# a fresh copy of the sources each run, where the chroot sees them
-		rm -rf "$NDD_CHROOT_DIR/$suite/build/ndd"
-		ndd_copy_tree "$NDD_CHROOT_DIR/$suite/build/ndd" &&
-			ndd_in_chroot "$suite" env NDD_PG="$major" bash /build/ndd/scripts/test.sh 2>&1 | tee "$log"
-	fi
+	say "PostgreSQL $major ($(ndd_suite_of "$major"))"
+	ndd_run_major "$major" ndd scripts/test.sh 2>&1 | tee "$log"
 	tally=$(tail -n 1 "$log" | grep -xE '[0-9]+ passed, [0-9]+ failed')
 	rm -f "$log"
 	# a run that did not get as far as its tally counts as one failure

@@ -9,6 +9,7 @@
 
 #include "ndd.h"
 
+/* 18 lets a module name itself (and its version) in pg_get_loaded_modules */
 #if PG_VERSION_NUM >= 180000
 PG_MODULE_MAGIC_EXT(.name = "ndd");
 #else

@@ -372,6 +372,7 @@ ForgetTokenLockCounts(void *arg)
 static bool
 HoldsLock(const LOCKTAG *tag, LOCKMODE mode)
 {
+	/* 17 added orstronger: false asks for exactly this mode, as before */
 #if PG_VERSION_NUM >= 170000
 	return LockHeldByMe(tag, mode, false);
 #else

@@ -4,7 +4,11 @@
 # query exactly as the primary does, a pg_basebackup taken under that load
 # restores to indexes that agree with a scan, and after a crash (an immediate
 # stop under load) recovery leaves indexes that return the same rows as a
-# sequential scan.
+# sequential scan.  amcheck agrees: bt_index_check finds nothing wrong in the
+# primary key, and gin_index_check (amcheck 1.5, PostgreSQL 18) nothing in
+# any GIN index of minhash_ops or simhash_ops, after the load, on the
+# standby, in the restored backup, after crash recovery and after a bulk load
+# that sits in the pending lists (and again once they are flushed).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -30,6 +34,60 @@ $primary->safe_psql('postgres', q{
 	-- rows that concurrent clients update and delete
 	INSERT INTO docs SELECT i, minhash_sketch(doc(i), shingle_size => 1), simhash(doc(i))
 	FROM generate_series(700001, 702000) i;});
+
+# amcheck, created on the primary before any backup, so the standby and the
+# restored backup have it too.  gin_index_check is looked for by name: majors
+# whose amcheck lacks it (15, 17) run every other assertion and say, with a
+# note, which indexes went unchecked.
+my $has_amcheck = $primary->safe_psql('postgres',
+	"SELECT count(*) FROM pg_available_extensions WHERE name = 'amcheck'") eq '1';
+$primary->safe_psql('postgres', 'CREATE EXTENSION amcheck') if $has_amcheck;
+my $has_gin_check = $has_amcheck && $primary->safe_psql('postgres',
+	"SELECT to_regprocedure('gin_index_check(regclass)') IS NOT NULL") eq 't';
+note $has_amcheck ? 'amcheck ' . $primary->safe_psql('postgres',
+		"SELECT extversion FROM pg_extension WHERE extname = 'amcheck'") : 'amcheck is not installed';
+note 'this amcheck has no gin_index_check: the GIN indexes are not checked by it'
+	unless $has_gin_check;
+
+# every GIN index of minhash_ops or simhash_ops, by the catalog
+my $gin_indexes_sql = q{
+	SELECT string_agg(c.relname, ' ' ORDER BY c.relname)
+	FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
+	WHERE am.amname = 'gin' AND EXISTS (
+		SELECT FROM pg_opclass oc
+		WHERE oc.oid = ANY (i.indclass) AND oc.opcmethod = am.oid
+		AND oc.opcname IN ('minhash_ops', 'simhash_ops'))};
+is($primary->safe_psql('postgres', $gin_indexes_sql), 'docs_fp docs_mh docs_mh_pending',
+	'the GIN indexes of minhash_ops and simhash_ops that amcheck is to check');
+
+# check_indexes(NODE, WHEN): bt_index_check (with heapallindexed) of the
+# primary key, gin_index_check of every GIN index of minhash_ops or
+# simhash_ops; one assertion per index
+sub check_indexes
+{
+	my ($node, $when) = @_;
+	my $name = $node->name;
+	if (!$has_amcheck)
+	{
+		note "$when: amcheck is not installed, no index of $name checked";
+		return;
+	}
+	my ($ret, $out, $err) = $node->psql('postgres', q{SELECT bt_index_check('docs_pkey', true)});
+	is($ret, 0, "$when: bt_index_check finds nothing wrong in docs_pkey on $name")
+		or diag $err;
+	my @gin = split ' ', $node->safe_psql('postgres', $gin_indexes_sql);
+	if (!$has_gin_check)
+	{
+		note "$when: no gin_index_check in this amcheck, @gin on $name not checked";
+		return;
+	}
+	for my $index (@gin)
+	{
+		($ret, $out, $err) = $node->psql('postgres', "SELECT gin_index_check('$index')");
+		is($ret, 0, "$when: gin_index_check finds nothing wrong in $index on $name")
+			or diag $err;
+	}
+}
 
 # Concurrent load: four clients insert new rows, rewrite the sketches of
 # existing ones (with other documents' content) and delete rows, each
@@ -109,6 +167,8 @@ like($primary->safe_psql('postgres',
 		'SELECT count(*) FILTER (WHERE id > 800000) > 0 AND count(*) FILTER (WHERE id BETWEEN 700001 AND 702000) < 2000 FROM docs'),
 	qr/^t$/, 'the load inserted and deleted rows');
 $primary->wait_for_catchup($standby);
+check_indexes($primary, 'after the concurrent load');
+check_indexes($standby, 'after the concurrent load');
 
 my $primary_answers = $primary->safe_psql('postgres', $lookups);
 like($primary_answers, qr/\d+,\d+/, 'the lookups find near-duplicates');
@@ -129,6 +189,7 @@ is($standby->safe_psql('postgres', 'SELECT count(*), sum(id) FROM docs'),
 my $restored = PostgreSQL::Test::Cluster->new('restored');
 $restored->init_from_backup($primary, 'under_load');
 $restored->start;
+check_indexes($restored, 'restored from a backup taken under load');
 my $restored_answers = $restored->safe_psql('postgres', $lookups);
 like($restored_answers, qr/\d+,\d+/, 'the backup restored with its rows');
 is($restored->safe_psql('postgres', $by_scan), $restored_answers,
@@ -139,6 +200,7 @@ $restored->safe_psql('postgres', q{
 	VACUUM docs;});
 is($restored->safe_psql('postgres', $lookups), $restored->safe_psql('postgres', $by_scan),
 	'and they take new rows and vacuum');
+check_indexes($restored, 'restored, after new rows and vacuum');
 $restored->stop;
 
 # A crash under load, in the middle of a large insert: an immediate stop,
@@ -161,6 +223,7 @@ $primary->stop('immediate');
 $bg->{run}->kill_kill;
 $load->{handle}->kill_kill;
 $primary->start;
+check_indexes($primary, 'after crash recovery');
 
 my $after = $primary->safe_psql('postgres', $lookups);
 like($after, qr/\d+,\d+/, 'after recovery the lookups still find near-duplicates');
@@ -177,10 +240,68 @@ $primary->safe_psql('postgres', q{
 is($primary->safe_psql('postgres', $lookups), $primary->safe_psql('postgres', $by_scan),
 	'and the recovered indexes take new rows and vacuum');
 
+# A bulk load that stays in the pending lists of the GIN indexes with
+# fastupdate on (docs_mh_pending, docs_fp): their limit is raised above the
+# load, and autovacuum is off for the table (from here to the end, so that
+# no vacuum runs beside the checks either), so nothing flushes them until
+# gin_clean_pending_list does.  A third of its rows are new documents (those
+# up to 4000 near-duplicates of rows 1 to 4000, which the lookups find in the
+# lists), the rest 10,000 copies each of two documents, whose keys get
+# posting trees when the lists are flushed (and in docs_mh, which has no
+# pending list, as the rows come).  pgstatginindex (pgstattuple) shows the
+# lists at each check, gin_page_opaque_info (pageinspect) the posting trees.
+$primary->safe_psql('postgres', 'CREATE EXTENSION pgstattuple; CREATE EXTENSION pageinspect');
+my $pending_sql = q{
+	SELECT string_agg(c || ':' || (pending_pages > 0)::text, ' ' ORDER BY c)
+	FROM unnest(ARRAY['docs_fp', 'docs_mh_pending']) c, pgstatginindex(c::regclass)};
+$primary->safe_psql('postgres', q{
+	ALTER TABLE docs SET (autovacuum_enabled = off);
+	ALTER INDEX docs_mh_pending SET (gin_pending_list_limit = 1048576);
+	ALTER INDEX docs_fp SET (gin_pending_list_limit = 1048576);});
+$primary->safe_psql('postgres', q{
+	INSERT INTO docs SELECT 1000000 + i, minhash_sketch(doc(d), shingle_size => 1), simhash(doc(d))
+	FROM generate_series(1, 30000) i, LATERAL (SELECT CASE i % 3 WHEN 0 THEN i ELSE 1 + 5 * (i % 3) END) c(d);});
+is($primary->safe_psql('postgres', $pending_sql), 'docs_fp:true docs_mh_pending:true',
+	'after the bulk load the pending lists hold rows');
+my $pending_answers = $primary->safe_psql('postgres', $lookups);
+is($primary->safe_psql('postgres', $by_scan), $pending_answers,
+	'with the pending lists in use the indexes answer as a scan does');
+check_indexes($primary, 'with the pending lists in use');
+$primary->wait_for_catchup($standby);
+is($standby->safe_psql('postgres', $pending_sql), 'docs_fp:true docs_mh_pending:true',
+	'the standby has the pending lists too');
+is($standby->safe_psql('postgres', $lookups), $pending_answers,
+	'and answers every index lookup as the primary does');
+check_indexes($standby, 'with the pending lists in use');
+
+$primary->safe_psql('postgres', q{
+	SELECT gin_clean_pending_list('docs_mh_pending'), gin_clean_pending_list('docs_fp');
+	ALTER INDEX docs_mh_pending RESET (gin_pending_list_limit);
+	ALTER INDEX docs_fp RESET (gin_pending_list_limit);});
+is($primary->safe_psql('postgres', $pending_sql), 'docs_fp:false docs_mh_pending:false',
+	'gin_clean_pending_list flushed the pending lists');
+is($primary->safe_psql('postgres', q{
+	SELECT string_agg(c || ':' || (SELECT count(*) > 0
+		FROM generate_series(1, pg_relation_size(c) / current_setting('block_size')::int - 1) b,
+			gin_page_opaque_info(get_raw_page(c, b::int)) o
+		WHERE 'data' = ANY (o.flags) AND NOT 'leaf' = ANY (o.flags) AND NOT 'deleted' = ANY (o.flags))::text,
+		' ' ORDER BY c)
+	FROM unnest(ARRAY['docs_fp', 'docs_mh', 'docs_mh_pending']) c}),
+	'docs_fp:true docs_mh:true docs_mh_pending:true',
+	'every GIN index has posting trees of more than one page for the checks to walk');
+is($primary->safe_psql('postgres', $lookups), $pending_answers,
+	'and the indexes answer as before');
+check_indexes($primary, 'after the pending lists were flushed');
+$primary->wait_for_catchup($standby);
+is($standby->safe_psql('postgres', $pending_sql), 'docs_fp:false docs_mh_pending:false',
+	'the standby has them flushed too');
+check_indexes($standby, 'after the pending lists were flushed');
+
 # the standby follows the restarted primary and agrees with it again
 $primary->wait_for_catchup($standby);
 is($standby->safe_psql('postgres', $lookups), $primary->safe_psql('postgres', $lookups),
 	'after the crash the standby answers every index lookup as the primary does');
+check_indexes($standby, 'after the crash');
 
 $standby->stop;
 $primary->stop;

@@ -2,9 +2,10 @@
 # Run every test suite on every PostgreSQL major ndd supports: 15 on this
 # Debian 12 machine, 17 in a Debian 13 (trixie) chroot and 18 in a Debian sid
 # chroot, each through scripts/test.sh with NDD_PG set; then the dump of a
-# 15 database restored into 17 and 18 (test/majors/dump_restore.sh).  Prints
-# one "PostgreSQL N: N passed, N failed" line per major and ends with the
-# total, "N passed, N failed".
+# 15 database restored into 17 and 18 (test/majors/dump_restore.sh), and the
+# Debian package of each major (scripts/package_all.sh).  Prints one
+# "NAME: N passed, N failed" line per stage and ends with the total,
+# "N passed, N failed".
 #
 # NDD_MAJORS: the majors to run ("15 17 18" when unset).  NDD_CHROOT_DIR:
 # where the chroots live and are kept between runs (/var/tmp/ndd-chroot).
@@ -19,31 +20,50 @@ results=()
 passed=0
 failed=0
 
-# run_major MAJOR: the whole suite on MAJOR; adds its tally to the totals.
-run_major() {
-	local major=$1 log tally
-	log=$(mktemp /tmp/ndd-major-XXXXXX.log)
-	say "PostgreSQL $major ($(ndd_suite_of "$major"))"
-	ndd_run_major "$major" ndd scripts/test.sh 2>&1 | tee "$log"
-	tally=$(tail -n 1 "$log" | grep -xE '[0-9]+ passed, [0-9]+ failed')
-	rm -f "$log"
-	# a run that did not get as far as its tally counts as one failure
-	[ -n "$tally" ] || tally="0 passed, 1 failed"
-	results+=("PostgreSQL $major: $tally")
-	passed=$((passed + ${tally%% *}))
-	tally=${tally#*, }
-	failed=$((failed + ${tally%% *}))
-}
-
 if [ "$(id -u)" -ne 0 ] && [ "$majors" != 15 ]; then
 	echo "Testing PostgreSQL 17 and 18 makes and enters Debian chroots, which needs root." >&2
 	echo "Run: sudo bash $0   (or NDD_MAJORS=15 bash $0 for PostgreSQL 15 alone)" >&2
 	exit 1
 fi
 
+# add_tally NAME LOG: the "N passed, N failed" that ends LOG, under NAME (a
+# stage that did not get as far as its tally counts as one failure)
+add_tally() {
+	local tally
+	tally=$(tail -n 1 "$2" | grep -xE '[0-9]+ passed, [0-9]+ failed')
+	[ -n "$tally" ] || tally="0 passed, 1 failed"
+	results+=("$1: $tally")
+	passed=$((passed + ${tally%% *}))
+	tally=${tally#*, }
+	failed=$((failed + ${tally%% *}))
+}
+
+log=$(mktemp /tmp/ndd-test-all-XXXXXX.log)
 for major in $majors; do
-	run_major "$major"
+	say "PostgreSQL $major ($(ndd_suite_of "$major"))"
+	ndd_run_major "$major" ndd scripts/test.sh 2>&1 | tee "$log"
+	add_tally "PostgreSQL $major" "$log"
 done
+
+# The majors above left ndd installed in each: a 15 database dumped with
+# 15's pg_dump, restored into the newer ones.
+newer=$(for m in $majors; do [ "$m" -gt 15 ] && echo "$m"; done | xargs)
+if [[ " $majors " == *" 15 "* ]] && [ -n "$newer" ]; then
+	say "a dump from PostgreSQL 15 restored into ${newer// /, }"
+	NDD_DR_INSTALL=0 bash "$NDD_TOP/test/majors/dump_restore.sh" $newer 2>&1 | tee "$log"
+	add_tally "dump from 15 restored into ${newer// /, }" "$log"
+fi
+
+# The Debian package of each major, built and checked where Debian ships it
+# (one test a package).
+say "the Debian packages"
+NDD_MAJORS=$majors bash "$NDD_TOP/scripts/package_all.sh" 2>&1 | tee "$log"
+pkg_ok=$(tail -n 1 "$log" | sed -nE 's/^([0-9]+) of ([0-9]+) packages ok$/\1 \2/p')
+if [ -n "$pkg_ok" ]; then
+	echo "${pkg_ok% *} passed, $((${pkg_ok#* } - ${pkg_ok% *})) failed" >"$log"
+fi
+add_tally "packages" "$log"
+rm -f "$log"
 
 printf '%s\n' "${results[@]}"
 echo "$passed passed, $failed failed"

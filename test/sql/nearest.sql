@@ -9,16 +9,20 @@ SET jit = off;
 -- 1,200 documents: 300 families of a base and three edited copies (the
 -- first 20 families also an exact copy), rows without a sketch, and an
 -- empty document
-SELECT setseed(0.7);
+-- uniform(key, stream): a number in [0, 1) hashed from its arguments, so
+-- the data do not depend on the order a plan evaluates rows in
+CREATE FUNCTION pg_temp.uniform(key bigint, stream bigint) RETURNS float8
+LANGUAGE sql IMMUTABLE STRICT
+AS $$ SELECT (hashint8extended(key, stream) & 4503599627370495)::float8 / 4503599627370496 $$;
 CREATE TABLE nbase AS
-SELECT f, array_agg('w' || floor(random() * 3000)::int) AS words
+SELECT f, array_agg('w' || floor(pg_temp.uniform(f * 60 + i, 1) * 3000)::int ORDER BY i) AS words
 FROM generate_series(1, 300) f, generate_series(1, 60) i GROUP BY f;
 CREATE TABLE ntexts AS
 SELECT f * 4 + v AS id,
        CASE WHEN v = 0 THEN array_to_string(words, ' ')
-            ELSE (SELECT string_agg(CASE WHEN random() < 0.04 * v * (1 + f % 3)
-                                         THEN 'x' || floor(random() * 3000)::int ELSE w END, ' ')
-                  FROM unnest(words) w) END AS body
+            ELSE (SELECT string_agg(CASE WHEN pg_temp.uniform((f * 4 + v) * 60 + n, 26) < 0.04 * v * (1 + f % 3)
+                                         THEN 'x' || floor(pg_temp.uniform((f * 4 + v) * 60 + n, 27) * 3000)::int ELSE w END, ' ' ORDER BY n)
+                  FROM unnest(words) WITH ORDINALITY AS u(w, n)) END AS body
 FROM nbase, generate_series(0, 3) v;
 INSERT INTO ntexts SELECT 5000 + f, array_to_string(words, ' ') FROM nbase WHERE f <= 20;
 INSERT INTO ntexts VALUES (6000, NULL), (6001, NULL), (6002, '');
@@ -138,8 +142,9 @@ DROP TABLE ndocs_live;
 -- hold every row, and the first try leaves the longest unread
 CREATE TABLE ncommon AS
 SELECT f * 5 + v AS id,
-       minhash_sketch((SELECT string_agg(CASE WHEN random() < 0.05 * v THEN 'y' || floor(random() * 3000)::int ELSE w END, ' ')
-                       FROM unnest(words) w)
+       minhash_sketch((SELECT string_agg(CASE WHEN pg_temp.uniform((f * 5 + v) * 60 + n, 4) < 0.05 * v
+                                               THEN 'y' || floor(pg_temp.uniform((f * 5 + v) * 60 + n, 5) * 3000)::int ELSE w END, ' ' ORDER BY n)
+                       FROM unnest(words) WITH ORDINALITY AS u(w, n))
                       || ' and then the same long passage that every one of these rows carries along with it',
                       shingle_size => 2) AS sketch
 FROM nbase, generate_series(0, 4) v;

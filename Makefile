@@ -31,7 +31,11 @@ DATA = $(filter-out sql/$(EXTENSION)--$(EXTVERSION).sql,$(wildcard sql/$(EXTENSI
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 PGFILEDESC = "ndd - near-duplicate detection"
 
-REGRESS = shingle minhash minhash_accuracy agg minhash_gin trigger guard pairs nearest names simhash simhash_gin simhash_gist live_clusters imatch_spotsigs bbit_supershingles simhash_batch labels bad_inputs
+# Every file of test/sql is a test.  The encoding suites need a database in
+# their own encoding, so they run by their own rule (installcheck-encodings,
+# also part of installcheck; ENCODING_TESTS= leaves them out).
+ENCODING_TESTS = encoding_latin1 encoding_sql_ascii
+REGRESS = $(filter-out encoding_%,$(sort $(basename $(notdir $(wildcard test/sql/*.sql)))))
 REGRESS_OPTS = --inputdir=test --load-extension=ndd
 ISOLATION = near_duplicate_race live_clusters_race top_k_snapshot
 ISOLATION_OPTS = --inputdir=test --load-extension=ndd
@@ -44,3 +48,12 @@ include $(PGXS)
 
 sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 	cp $< $@
+
+# encoding_latin1 runs in a LATIN1 database, encoding_sql_ascii in a
+# SQL_ASCII one: one pg_regress run each, with its own output directory
+installcheck: installcheck-encodings
+.PHONY: installcheck-encodings
+installcheck-encodings: submake
+	$(foreach t,$(ENCODING_TESTS),$(pg_regress_installcheck) --inputdir=test --load-extension=ndd \
+		--outputdir=output_$(t) --dbname=contrib_regression_$(t) \
+		--encoding=$(shell echo $(patsubst encoding_%,%,$(t)) | tr a-z A-Z) --no-locale $(t) &&) true

@@ -20,13 +20,14 @@ passed=0
 failed=0
 log=$NDD_TMP/suite.log
 
-# run_suite NAME MAKE-ARGS...: one PGXS installcheck with only that suite
+# run_suite NAME TARGET MAKE-ARGS...: one make target (installcheck with
+# only that suite, or installcheck-encodings)
 run_suite() {
-	local name=$1
-	shift
+	local name=$1 target=$2
+	shift 2
 	say "running $name tests"
 	ndd_as_owner env PATH="$PATH" PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" \
-		make -C "$work" -s installcheck PG_CONFIG="$PG_CONFIG" "$@" >"$log" 2>&1
+		make -C "$work" -s "$target" PG_CONFIG="$PG_CONFIG" "$@" >"$log" 2>&1
 	local status=$?
 	if [ "$name" = tap ] && [ "$status" -eq 0 ]; then
 		grep -vE '^#' "$log"	# the diagnostics only when something failed
@@ -55,24 +56,22 @@ run_suite() {
 		done
 	fi
 	[ -f "$work/regression.diffs" ] && [ "$bad" -gt 0 ] && cat "$work/regression.diffs"
-	[ -f "$work/output_iso/regression.diffs" ] && [ "$bad" -gt 0 ] && cat "$work/output_iso/regression.diffs"
+	for f in "$work"/output_*/regression.diffs; do
+		[ -f "$f" ] && [ "$bad" -gt 0 ] && cat "$f"
+	done
 	passed=$((passed + ok))
 	failed=$((failed + bad))
 }
 
-run_suite regress ISOLATION= TAP_TESTS=
-# Suites that need a database in another encoding, one pg_regress run each:
-# they are not in the Makefile's REGRESS, whose database is UTF-8.
-for enc in LATIN1 SQL_ASCII; do
-	name=encoding_$(echo "$enc" | tr '[:upper:]' '[:lower:]')
-	run_suite "$name" REGRESS="$name" ISOLATION= TAP_TESTS= \
-		REGRESS_OPTS="--inputdir=test --load-extension=ndd --encoding=$enc --no-locale"
-done
+# every file of test/sql: the UTF-8 suites, then those that need a LATIN1
+# or SQL_ASCII database (installcheck-encodings); the isolation specs; TAP
+run_suite regress installcheck ISOLATION= TAP_TESTS= ENCODING_TESTS=
+run_suite encoding installcheck-encodings
 if grep -qE '^ISOLATION *=' "$work/Makefile"; then
-	run_suite isolation REGRESS= TAP_TESTS=
+	run_suite isolation installcheck REGRESS= TAP_TESTS= ENCODING_TESTS=
 fi
 if ls "$work"/test/t/*.pl >/dev/null 2>&1; then
-	run_suite tap REGRESS= ISOLATION= PROVE_FLAGS=-v
+	run_suite tap installcheck REGRESS= ISOLATION= ENCODING_TESTS= PROVE_FLAGS=-v
 fi
 
 echo "$passed passed, $failed failed"

@@ -1,4 +1,4 @@
-/* ndd--0.1.sql: near-duplicate detection */
+/* ndd.sql: near-duplicate detection, the install script of the current version (the build copies it to ndd--<version>.sql) */
 
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
 \echo Use "CREATE EXTENSION ndd" to load this file. \quit

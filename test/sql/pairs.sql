@@ -113,13 +113,13 @@ SET work_mem = '2GB';
 SELECT length(ndd_colliding_keys(ARRAY[1, 2, 3]::bigint[], NULL)) AS filter_bytes;
 -- discovery on a table never analysed counts its rows and sizes the filter
 -- for them, instead of taking all of work_mem
-CREATE TABLE fresh (id bigint, sketch minhash);
-INSERT INTO fresh SELECT g, minhash_sketch('the same few words ' || g % 2) FROM generate_series(1, 4) g;
-SELECT reltuples FROM pg_class WHERE oid = 'fresh'::regclass;
+CREATE TABLE pfresh (id bigint, sketch minhash);
+INSERT INTO pfresh SELECT g, minhash_sketch('the same few words ' || g % 2) FROM generate_series(1, 4) g;
+SELECT reltuples FROM pg_class WHERE oid = 'pfresh'::regclass;
 \set VERBOSITY terse
-SELECT count(*) FROM near_duplicate_pairs('fresh', 'sketch', 'id', progress => true);
+SELECT count(*) FROM near_duplicate_pairs('pfresh', 'sketch', 'id', progress => true);
 \set VERBOSITY default
-DROP TABLE fresh;
+DROP TABLE pfresh;
 RESET work_mem;
 SELECT ndd_colliding(ARRAY[1::bigint], f, -1) FROM kf;
 \echo :SQLSTATE

@@ -22,7 +22,9 @@ OBJS = \
 	src/simhash_gist.o \
 	src/imatch.o \
 	src/spotsigs.o \
-	src/simhash_batch.o
+	src/simhash_batch.o \
+	src/sketch_column.o \
+	src/top_k.o
 
 EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(EXTENSION).control)
 # sql/ndd.sql is the install script of the current version; released

@@ -1,0 +1,76 @@
+/*
+ * sketch_column.c
+ *		Resolving (table, column) for the functions that run SQL against a
+ *		user's table; see sketch_column.h.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "sketch_column.h"
+
+Oid
+NddNamespace(Oid ndd_function)
+{
+	return get_func_namespace(ndd_function);
+}
+
+AttrNumber
+ResolveColumn(Oid relid, const char *name, Oid *type)
+{
+	AttrNumber	attnum = get_attnum(relid, name);
+
+	/* system columns are not what a caller names: they hold no sketch or id */
+	if (attnum <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of relation \"%s\" does not exist",
+						name, get_rel_name(relid))));
+	if (type)
+		*type = get_atttype(relid, attnum);
+	return attnum;
+}
+
+static Oid
+NddType(const char *name, Oid ndd_nsp)
+{
+	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+						   CStringGetDatum(name), ObjectIdGetDatum(ndd_nsp));
+}
+
+SketchKind
+SketchKindOf(Oid type, Oid ndd_nsp)
+{
+	if (type == NddType("minhash", ndd_nsp))
+		return SKETCH_MINHASH;
+	if (type == NddType("simhash", ndd_nsp))
+		return SKETCH_SIMHASH;
+	return SKETCH_NONE;
+}
+
+void
+ResolveSketchColumn(Oid relid, const char *name, Oid ndd_nsp, int kinds,
+					SketchColumn *column)
+{
+	column->relid = relid;
+	column->name = name;
+	column->attnum = ResolveColumn(relid, name, &column->type);
+	column->kind = SketchKindOf(column->type, ndd_nsp);
+	if ((column->kind & kinds) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("column \"%s\" of relation \"%s\" is not of type %s",
+						name, get_rel_name(relid),
+						kinds == SKETCH_MINHASH ? "minhash" :
+						kinds == SKETCH_SIMHASH ? "simhash" : "minhash or simhash")));
+}
+
+char *
+QualifiedTableName(Oid relid)
+{
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+									  get_rel_name(relid));
+}

@@ -1,0 +1,51 @@
+/*
+ * sketch_column.h
+ *		From (table, column) to what ndd must know before it runs SQL
+ *		against a user's table: the column's number and type, the kind of
+ *		sketch it holds, and ndd's own schema.
+ *
+ * Every entry point that takes a table and column names asks here, so a
+ * missing column is 42703 and a column of another type 42804, with the
+ * same message, wherever it is named.
+ */
+#ifndef NDD_SKETCH_COLUMN_H
+#define NDD_SKETCH_COLUMN_H
+
+#include "postgres.h"
+
+#include "access/attnum.h"
+
+/* the kinds of sketch a column may hold; a set of them is their OR */
+typedef enum SketchKind
+{
+	SKETCH_NONE = 0,
+	SKETCH_MINHASH = 1 << 0,
+	SKETCH_SIMHASH = 1 << 1,
+} SketchKind;
+
+typedef struct SketchColumn
+{
+	Oid			relid;
+	const char *name;			/* as given */
+	AttrNumber	attnum;
+	Oid			type;
+	SketchKind	kind;
+} SketchColumn;
+
+/* the schema ndd is installed in: that of one of its own functions */
+extern Oid	NddNamespace(Oid ndd_function);
+
+/* the column's number (and type): 42703 when tbl has no such column */
+extern AttrNumber ResolveColumn(Oid relid, const char *name, Oid *type);
+
+/* the kind of sketch a type is, SKETCH_NONE for any other type */
+extern SketchKind SketchKindOf(Oid type, Oid ndd_nsp);
+
+/* a column holding one of kinds: 42703 when missing, 42804 otherwise */
+extern void ResolveSketchColumn(Oid relid, const char *name, Oid ndd_nsp,
+								int kinds, SketchColumn *column);
+
+/* tbl as SQL names it, qualified and quoted */
+extern char *QualifiedTableName(Oid relid);
+
+#endif							/* NDD_SKETCH_COLUMN_H */

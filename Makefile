@@ -11,6 +11,7 @@ OBJS = \
 	src/lsh.o \
 	src/key_filter.o \
 	src/components.o \
+	src/clusters.o \
 	src/minhash_gin.o \
 	src/minhash_topk.o \
 	src/similar_support.o \

@@ -11,3 +11,16 @@ RETURNS TABLE (id bigint, similarity float8)
 AS 'MODULE_PATHNAME', 'near_duplicate_top_k'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 10
 SET search_path = pg_catalog, pg_temp;
+
+-- near_duplicate_clusters: the same function, now in C (src/clusters.c)
+CREATE OR REPLACE FUNCTION near_duplicate_clusters(tbl regclass, sketch_column name, id_column name,
+                                        threshold float8 DEFAULT NULL,
+                                        verify_column name DEFAULT NULL,
+                                        progress boolean DEFAULT false,
+                                        max_distance int DEFAULT NULL,
+                                        representative_order text DEFAULT NULL)
+RETURNS TABLE (id bigint, cluster_id bigint)
+AS 'MODULE_PATHNAME', 'near_duplicate_clusters'
+LANGUAGE C VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+SET enable_nestloop = off;

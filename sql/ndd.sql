@@ -1639,57 +1639,10 @@ CREATE FUNCTION near_duplicate_clusters(tbl regclass, sketch_column name, id_col
                                         max_distance int DEFAULT NULL,
                                         representative_order text DEFAULT NULL)
 RETURNS TABLE (id bigint, cluster_id bigint)
-LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+AS 'MODULE_PATHNAME', 'near_duplicate_clusters'
+LANGUAGE C VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
-SET enable_nestloop = off
-AS $$
-DECLARE
-    ndd name := (SELECT n.nspname FROM pg_catalog.pg_extension e
-                 JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
-                 WHERE e.extname = 'ndd');
-    started timestamptz := pg_catalog.clock_timestamp();
-    n bigint;
-BEGIN
-    IF pg_catalog.to_regclass('pg_temp.ndd_cluster_labels') IS NOT NULL THEN
-        DROP TABLE pg_temp.ndd_cluster_labels;
-    END IF;
-    -- the components of the pairs, by union-find: each id labelled with
-    -- the smallest id of its component
-    EXECUTE pg_catalog.format($q$
-        CREATE TEMP TABLE ndd_cluster_labels AS
-        SELECT c.labels[i.i][1] AS id, c.labels[i.i][2] AS label
-        FROM (SELECT %1$I.ndd_components(p.id_a, p.id_b) AS labels
-              FROM %1$I.near_duplicate_pairs($1, $2, $3, $4, $5, $6, $7) p) c,
-             pg_catalog.generate_subscripts(c.labels, 1) i(i)$q$, ndd)
-        USING tbl, sketch_column, id_column, threshold, verify_column, progress, max_distance;
-    GET DIAGNOSTICS n = ROW_COUNT;
-    ANALYZE pg_temp.ndd_cluster_labels;
-    IF progress THEN
-        RAISE NOTICE 'ndd: % rows in clusters', n
-            USING DETAIL = pg_catalog.format('%s so far', pg_catalog.clock_timestamp() - started);
-    END IF;
-    IF representative_order IS NULL THEN
-        RETURN QUERY SELECT l.id, l.label FROM pg_temp.ndd_cluster_labels l;
-    ELSE
-        -- the order is the caller's SQL, run with the caller's rights and
-        -- search_path pg_catalog, pg_temp.  It ranks the clustered rows in a
-        -- query of their own, where it sees the table's columns and nothing
-        -- else (ties go to the smaller id).
-        RETURN QUERY EXECUTE pg_catalog.format($q$
-            SELECT l.id, pg_catalog.first_value(l.id) OVER (
-                PARTITION BY l.label ORDER BY r.rank)
-            FROM pg_temp.ndd_cluster_labels l
-            JOIN (SELECT t.%2$I::pg_catalog.int8 AS id,
-                         pg_catalog.row_number() OVER (ORDER BY %3$s, t.%2$I::pg_catalog.int8) AS rank
-                  FROM %1$s t
-                  WHERE EXISTS (SELECT FROM pg_temp.ndd_cluster_labels c
-                                WHERE c.id OPERATOR(pg_catalog.=) t.%2$I::pg_catalog.int8)) r
-              ON r.id OPERATOR(pg_catalog.=) l.id$q$,
-            tbl, id_column, representative_order);
-    END IF;
-    DROP TABLE pg_temp.ndd_cluster_labels;
-END
-$$;
+SET enable_nestloop = off;
 
 COMMENT ON FUNCTION near_duplicate_clusters(regclass, name, name, float8, name, boolean, int, text) IS
 'connected components of near_duplicate_pairs: (id, cluster_id), cluster_id being the representative row (first by representative_order, else the smallest id)';

@@ -31,7 +31,6 @@ extern SPIPlanPtr PrepareAs(Oid role, const char *sql, int nargs, Oid *argtypes)
 extern int	RunAs(Oid role, SPIPlanPtr plan, Datum *args, const char *nulls, long count,
 				  const char *hamming_threshold, Snapshot snapshot);
 extern Oid	TriggerTarget(Trigger *trigger);
-extern int	ColumnOf(Relation rel, const char *name);
 
 extern ArrayType *MinHashLockTokens(const MinHash *mh, double threshold);
 extern ArrayType *SimHashLockTokens(SimHash v, int max_distance);

@@ -55,6 +55,7 @@
 #include "minhash.h"
 #include "ndd.h"
 #include "simhash.h"
+#include "sketch_column.h"
 
 #define MAINTAIN_FUNCTION_NAME "ndd_maintain_clusters_trigger"
 
@@ -313,9 +314,7 @@ ndd_maintain_clusters_trigger(PG_FUNCTION_ARGS)
 	Relation	rel;
 	TupleDesc	tupdesc;
 	Oid			nsp;
-	Oid			minhash_type,
-				simhash_type,
-				sketch_type;
+	SketchColumn sketch;
 	int			sketch_attnum,
 				id_attnum;
 	bool		simhash;
@@ -363,19 +362,11 @@ ndd_maintain_clusters_trigger(PG_FUNCTION_ARGS)
 
 	/* everything we call lives in this function's schema */
 	nsp = get_func_namespace(trigger->tgfoid);
-	sketch_attnum = ColumnOf(rel, trigger->tgargs[ARG_SKETCH_COLUMN]);
-	id_attnum = ColumnOf(rel, trigger->tgargs[ARG_ID_COLUMN]);
-	minhash_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-								   CStringGetDatum("minhash"), ObjectIdGetDatum(nsp));
-	simhash_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-								   CStringGetDatum("simhash"), ObjectIdGetDatum(nsp));
-	sketch_type = SPI_gettypeid(tupdesc, sketch_attnum);
-	if (sketch_type != minhash_type && sketch_type != simhash_type)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("column \"%s\" of relation \"%s\" is not of type minhash or simhash",
-						trigger->tgargs[ARG_SKETCH_COLUMN], RelationGetRelationName(rel))));
-	simhash = (sketch_type == simhash_type);
+	ResolveSketchColumn(RelationGetRelid(rel), trigger->tgargs[ARG_SKETCH_COLUMN], nsp,
+						SKETCH_MINHASH | SKETCH_SIMHASH, &sketch);
+	sketch_attnum = sketch.attnum;
+	id_attnum = ResolveColumn(RelationGetRelid(rel), trigger->tgargs[ARG_ID_COLUMN], NULL);
+	simhash = (sketch.kind == SKETCH_SIMHASH);
 	{
 		char	   *end;
 		const char *limit = trigger->tgargs[ARG_LIMIT];
@@ -439,7 +430,7 @@ ndd_maintain_clusters_trigger(PG_FUNCTION_ARGS)
 		return PointerGetDatum(NULL);	/* a row without an id is in no cluster */
 
 	SPI_connect();
-	plans = ClusterPlansFor(trigger, rel, nsp, sketch_type, simhash, threshold);
+	plans = ClusterPlansFor(trigger, rel, nsp, sketch.type, simhash, threshold);
 	owner = RelationOwner(plans->target);
 
 	/* 1. the tokens every near-duplicate of the old and the new row claims */

@@ -59,6 +59,7 @@
 #include "utils/tuplestore.h"
 
 #include "ndd.h"
+#include "sketch_column.h"
 #include "simhash.h"
 
 /* query rows fetched from the cursor at a time */
@@ -329,14 +330,10 @@ BatchAddQuery(BatchState *state, int64 id, SimHash fp)
 static AttrNumber
 BatchColumn(Oid relid, Name column, Oid *type)
 {
-	AttrNumber	attnum = get_attnum(relid, NameStr(*column));
+	AttrNumber	attnum = ResolveColumn(relid, NameStr(*column), type);
 
-	if (attnum <= 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_COLUMN),
-				 errmsg("column \"%s\" of relation \"%s\" does not exist",
-						NameStr(*column), get_rel_name(relid))));
-	*type = getBaseType(get_atttype(relid, attnum));
+	/* a domain over simhash or an integer type serves as its base type */
+	*type = getBaseType(*type);
 	return attnum;
 }
 

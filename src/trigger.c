@@ -137,6 +137,7 @@
 #include "minhash.h"
 #include "minhash_gin.h"
 #include "guard.h"
+#include "sketch_column.h"
 #include "ndd.h"
 #include "simhash.h"
 #include "simhash_keys.h"
@@ -926,20 +927,6 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 	return plans;
 }
 
-/* The attribute number of a column by name; an error if there is none. */
-int
-ColumnOf(Relation rel, const char *name)
-{
-	int			attnum = SPI_fnumber(RelationGetDescr(rel), name);
-
-	if (attnum <= 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_COLUMN),
-				 errmsg("column \"%s\" of relation \"%s\" does not exist",
-						name, RelationGetRelationName(rel))));
-	return attnum;
-}
-
 /* What CheckRuleLimit's error context names: the trigger, and the setting. */
 typedef struct RuleLimitSource
 {
@@ -994,10 +981,7 @@ ParseRule(Trigger *trigger, Relation rel, Oid nsp, bool after, Oid *sketch_type,
 {
 	const char *fname = GUARD_FUNCTION_NAME;
 	TupleDesc	tupdesc = RelationGetDescr(rel);
-	Oid			minhash_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-											   CStringGetDatum("minhash"), ObjectIdGetDatum(nsp));
-	Oid			simhash_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-											   CStringGetDatum("simhash"), ObjectIdGetDatum(nsp));
+	SketchColumn sketch;
 
 	if (trigger->tgnargs < 1 || trigger->tgnargs > 4)
 		ereport(ERROR,
@@ -1005,14 +989,11 @@ ParseRule(Trigger *trigger, Relation rel, Oid nsp, bool after, Oid *sketch_type,
 				 errmsg("function \"%s\" takes the sketch column, and optionally the threshold, the action and a text column to verify with", fname),
 				 errhint("For example: EXECUTE FUNCTION %s('sketch', '0.8', 'error', 'body').", fname)));
 
-	rule->sketch_attnum = ColumnOf(rel, trigger->tgargs[0]);
-	*sketch_type = SPI_gettypeid(tupdesc, rule->sketch_attnum);
-	if (*sketch_type != minhash_type && *sketch_type != simhash_type)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("column \"%s\" of relation \"%s\" is not of type minhash or simhash",
-						trigger->tgargs[0], RelationGetRelationName(rel))));
-	rule->simhash = (*sketch_type == simhash_type);
+	ResolveSketchColumn(RelationGetRelid(rel), trigger->tgargs[0], nsp,
+						SKETCH_MINHASH | SKETCH_SIMHASH, &sketch);
+	rule->sketch_attnum = sketch.attnum;
+	*sketch_type = sketch.type;
+	rule->simhash = (sketch.kind == SKETCH_SIMHASH);
 	if (!after && TupleDescAttr(tupdesc, rule->sketch_attnum - 1)->attgenerated)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
@@ -1073,8 +1054,8 @@ ParseRule(Trigger *trigger, Relation rel, Oid nsp, bool after, Oid *sketch_type,
 	{
 		Oid			type;
 
-		rule->verify_attnum = ColumnOf(rel, trigger->tgargs[3]);
-		type = getBaseType(SPI_gettypeid(tupdesc, rule->verify_attnum));
+		rule->verify_attnum = ResolveColumn(RelationGetRelid(rel), trigger->tgargs[3], &type);
+		type = getBaseType(type);
 		if (type != TEXTOID && type != VARCHAROID && type != BPCHAROID)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),

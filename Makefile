@@ -25,7 +25,8 @@ OBJS = \
 	src/spotsigs.o \
 	src/simhash_batch.o \
 	src/sketch_column.o \
-	src/top_k.o
+	src/top_k.o \
+	src/maintain_clusters.o
 
 EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(EXTENSION).control)
 # sql/ndd.sql is the install script of the current version; released

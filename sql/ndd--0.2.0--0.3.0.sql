@@ -24,3 +24,24 @@ AS 'MODULE_PATHNAME', 'near_duplicate_clusters'
 LANGUAGE C VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 SET enable_nestloop = off;
+
+-- ndd_cluster_step: the same function, now in C (src/maintain_clusters.c)
+CREATE OR REPLACE FUNCTION ndd_cluster_step(tbl regclass, mapping regclass, sketch_column name,
+                                            id_column name, threshold float8, max_distance int,
+                                            representative_order text, old_id bigint, new_id bigint,
+                                            sketch_changed boolean)
+RETURNS void
+AS 'MODULE_PATHNAME', 'ndd_cluster_step'
+LANGUAGE C VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp;
+
+-- ndd_maintain_clusters: the same function, now in C (src/maintain_clusters.c)
+CREATE OR REPLACE FUNCTION ndd_maintain_clusters(tbl regclass, sketch_column name, id_column name,
+                                                 threshold float8 DEFAULT NULL,
+                                                 max_distance int DEFAULT NULL,
+                                                 representative_order text DEFAULT NULL,
+                                                 cluster_table name DEFAULT NULL)
+RETURNS regclass
+AS 'MODULE_PATHNAME', 'ndd_maintain_clusters'
+LANGUAGE C VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp;

@@ -1786,148 +1786,19 @@ COMMENT ON FUNCTION ndd_check_cluster_indexes(regclass, name, float8) IS
 'internal: refuses a minhash_ops index on the column that cannot serve the threshold exactly';
 
 -- One row's change, applied to the cluster table mapping (id, cluster_id) of
--- tbl.  Run by ndd_maintain_clusters_trigger as tbl's owner, after it has
--- claimed the row's near-duplicate tokens.  old_id leaves its cluster, which
--- is recomputed from its remaining members; new_id joins the clusters of its
--- near-duplicates; neither (a TRUNCATE) empties the cluster table.
+-- tbl (src/maintain_clusters.c; ndd_maintain_clusters_trigger applies it as
+-- tbl's owner, after it has claimed the row's near-duplicate tokens).
+-- old_id leaves its cluster, which is recomputed from its remaining members;
+-- new_id joins the clusters of its near-duplicates; neither (a TRUNCATE)
+-- empties the cluster table.
 CREATE FUNCTION ndd_cluster_step(tbl regclass, mapping regclass, sketch_column name,
                                  id_column name, threshold float8, max_distance int,
                                  representative_order text, old_id bigint, new_id bigint,
                                  sketch_changed boolean)
 RETURNS void
-LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    ndd name := (SELECT n.nspname FROM pg_catalog.pg_extension e
-                 JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace
-                 WHERE e.extname OPERATOR(pg_catalog.=) 'ndd'::pg_catalog.name);
-    -- row t is a near-duplicate of row r ($2 the threshold, $3 the distance)
-    near_pair text;
-    -- the ids of the near-duplicates of the row whose id is $1
-    near text;
-    -- every near-duplicate pair among the ids $4
-    pairs text;
-    -- the cluster of the id $1
-    cluster_of text := pg_catalog.format(
-        'SELECT m.cluster_id FROM %s m WHERE m.id OPERATOR(pg_catalog.=) $1', mapping);
-    claim text := pg_catalog.format('SELECT %I.ndd_claim_cluster_lock($1)', ndd);
-    cluster bigint;
-    members bigint[];
-    neighbours bigint[];
-    rep bigint;
-    locked boolean := false;
-BEGIN
-    IF old_id IS NULL AND new_id IS NULL THEN
-        EXECUTE claim USING mapping;
-        EXECUTE pg_catalog.format('TRUNCATE %s', mapping);
-        RETURN;
-    END IF;
-    IF max_distance IS NULL THEN
-        near_pair := pg_catalog.format(
-            't.%1$I OPERATOR(%2$I.%%) ROW(r.%1$I, $2)::%2$I.minhash_query', sketch_column, ndd);
-    ELSE
-        near_pair := pg_catalog.format(
-            't.%1$I OPERATOR(%2$I.%%) r.%1$I AND %2$I.hamming_distance(t.%1$I, r.%1$I) OPERATOR(pg_catalog.<=) $3',
-            sketch_column, ndd);
-    END IF;
-    near := pg_catalog.format($q$
-        SELECT pg_catalog.array_agg(t.%2$I::pg_catalog.int8)
-        FROM %1$s r, %1$s t
-        WHERE r.%2$I OPERATOR(pg_catalog.=) $1 AND %3$s
-          AND t.%2$I OPERATOR(pg_catalog.<>) r.%2$I$q$, tbl, id_column, near_pair);
-    pairs := pg_catalog.format($q$
-        SELECT r.%2$I::pg_catalog.int8, t.%2$I::pg_catalog.int8
-        FROM %1$s r, %1$s t
-        WHERE r.%2$I OPERATOR(pg_catalog.=) ANY ($4) AND t.%2$I OPERATOR(pg_catalog.=) ANY ($4)
-          AND %3$s AND t.%2$I OPERATOR(pg_catalog.<>) r.%2$I$q$, tbl, id_column, near_pair);
-
-    -- 1. the old row leaves its cluster: recompute what remains of it
-    IF old_id IS NOT NULL THEN
-        EXECUTE cluster_of INTO cluster USING old_id;
-        IF cluster IS NOT NULL THEN
-            EXECUTE claim USING mapping;
-            locked := true;
-            -- again: another transaction may have changed it before we held the lock
-            EXECUTE cluster_of INTO cluster USING old_id;
-        END IF;
-        IF cluster IS NOT NULL AND old_id OPERATOR(pg_catalog.=) new_id AND NOT sketch_changed THEN
-            -- the same pairs: only the representative may have changed
-            members := ARRAY[old_id];
-        ELSIF cluster IS NOT NULL THEN
-            EXECUTE pg_catalog.format($q$
-                WITH d AS (DELETE FROM %s m WHERE m.cluster_id OPERATOR(pg_catalog.=) $1 RETURNING m.id)
-                SELECT pg_catalog.array_agg(d.id) FROM d$q$, mapping)
-                INTO members USING cluster;
-            EXECUTE pg_catalog.format($q$
-                INSERT INTO %1$s (id, cluster_id)
-                SELECT c.labels[i.i][1], c.labels[i.i][2]
-                FROM (SELECT %2$I.ndd_components(p.a, p.b) AS labels FROM (%3$s) p(a, b)) c,
-                     pg_catalog.generate_subscripts(c.labels, 1) i(i)$q$, mapping, ndd, pairs)
-                USING old_id, threshold, max_distance, members;
-        END IF;
-    END IF;
-
-    -- 2. the new row joins the clusters of its near-duplicates into one
-    IF new_id IS NOT NULL THEN
-        EXECUTE near INTO neighbours USING new_id, threshold, max_distance;
-        IF neighbours IS NOT NULL AND NOT locked THEN
-            EXECUTE claim USING mapping;
-            locked := true;
-            EXECUTE near INTO neighbours USING new_id, threshold, max_distance;
-        END IF;
-        IF neighbours IS NOT NULL THEN
-            neighbours := neighbours OPERATOR(pg_catalog.||) new_id;
-            EXECUTE pg_catalog.format($q$
-                WITH j AS (
-                    SELECT u.id FROM pg_catalog.unnest($1) u(id)
-                    UNION
-                    SELECT m.id FROM %1$s m
-                    WHERE m.cluster_id OPERATOR(pg_catalog.=) ANY (
-                        SELECT c.cluster_id FROM %1$s c WHERE c.id OPERATOR(pg_catalog.=) ANY ($1)))
-                SELECT pg_catalog.array_agg(j.id), pg_catalog.min(j.id) FROM j$q$, mapping)
-                INTO neighbours, rep USING neighbours;
-            EXECUTE pg_catalog.format($q$
-                INSERT INTO %1$s AS m (id, cluster_id)
-                SELECT u.id, $2 FROM pg_catalog.unnest($1) u(id)
-                ON CONFLICT (id) DO UPDATE SET cluster_id = excluded.cluster_id
-                WHERE m.cluster_id OPERATOR(pg_catalog.<>) excluded.cluster_id$q$, mapping)
-                USING neighbours, rep;
-            members := pg_catalog.array_cat(members, neighbours);
-        END IF;
-    END IF;
-
-    -- 3. with an order, each changed cluster's representative is its first row
-    IF representative_order IS NOT NULL AND members IS NOT NULL THEN
-        -- every member of the clusters the changed rows are now in
-        EXECUTE pg_catalog.format($q$
-            SELECT pg_catalog.array_agg(m.id) FROM %1$s m
-            WHERE m.cluster_id OPERATOR(pg_catalog.=) ANY (
-                SELECT c.cluster_id FROM %1$s c WHERE c.id OPERATOR(pg_catalog.=) ANY ($1))$q$, mapping)
-            INTO members USING members;
-        IF members IS NULL THEN
-            RETURN;
-        END IF;
-        -- ranked in a query of their own, where the order sees the table's
-        -- columns and nothing else (ties go to the smaller id)
-        EXECUTE pg_catalog.format($q$
-            SELECT pg_catalog.array_agg(t.%2$I::pg_catalog.int8 ORDER BY %3$s, t.%2$I::pg_catalog.int8)
-            FROM %1$s t WHERE t.%2$I OPERATOR(pg_catalog.=) ANY ($1)$q$,
-            tbl, id_column, representative_order)
-            INTO members USING members;
-        EXECUTE pg_catalog.format($q$
-            UPDATE %1$s AS m SET cluster_id = r.rep
-            FROM (SELECT l.id, pg_catalog.first_value(l.id) OVER (
-                      PARTITION BY l.cluster_id ORDER BY o.rank) AS rep
-                  FROM %1$s l
-                  JOIN pg_catalog.unnest($1) WITH ORDINALITY o(id, rank)
-                    ON o.id OPERATOR(pg_catalog.=) l.id) r
-            WHERE m.id OPERATOR(pg_catalog.=) r.id
-              AND m.cluster_id OPERATOR(pg_catalog.<>) r.rep$q$, mapping)
-            USING members;
-    END IF;
-END
-$$;
+AS 'MODULE_PATHNAME', 'ndd_cluster_step'
+LANGUAGE C VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION ndd_cluster_step(regclass, regclass, name, name, float8, int, text, bigint, bigint, boolean) IS
 'internal: applies one row''s change to a cluster table kept by ndd_maintain_clusters';
@@ -1940,119 +1811,17 @@ LANGUAGE C;
 COMMENT ON FUNCTION ndd_maintain_clusters_trigger() IS
 'internal: AFTER INSERT OR UPDATE OR DELETE (and TRUNCATE) trigger that ndd_maintain_clusters puts on a table';
 
+-- src/maintain_clusters.c: the checks, then the cluster table, its first
+-- clusters and the triggers, the table locked against writers meanwhile
 CREATE FUNCTION ndd_maintain_clusters(tbl regclass, sketch_column name, id_column name,
                                       threshold float8 DEFAULT NULL,
                                       max_distance int DEFAULT NULL,
                                       representative_order text DEFAULT NULL,
                                       cluster_table name DEFAULT NULL)
 RETURNS regclass
-LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    ndd name := (SELECT n.nspname FROM pg_catalog.pg_extension e
-                 JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace
-                 WHERE e.extname OPERATOR(pg_catalog.=) 'ndd'::pg_catalog.name);
-    schema name;
-    table_name name;
-    owner oid;
-    sketch_type oid;
-    id_type oid;
-    id_not_null boolean;
-    mapping regclass;
-    rule text;
-    args text;
-BEGIN
-    SELECT n.nspname, c.relname, c.relowner INTO schema, table_name, owner
-    FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
-    WHERE c.oid OPERATOR(pg_catalog.=) tbl;
-    IF NOT pg_catalog.pg_has_role(owner, 'USAGE') THEN
-        RAISE EXCEPTION 'must be owner of table %', table_name USING ERRCODE = '42501';
-    END IF;
-    SELECT a.atttypid INTO sketch_type FROM pg_catalog.pg_attribute a
-    WHERE a.attrelid OPERATOR(pg_catalog.=) tbl AND a.attname OPERATOR(pg_catalog.=) sketch_column
-      AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped;
-    IF sketch_type IS NULL THEN
-        RAISE EXCEPTION 'column "%" of relation "%" does not exist', sketch_column, table_name
-            USING ERRCODE = '42703';
-    END IF;
-    SELECT a.atttypid, a.attnotnull INTO id_type, id_not_null FROM pg_catalog.pg_attribute a
-    WHERE a.attrelid OPERATOR(pg_catalog.=) tbl AND a.attname OPERATOR(pg_catalog.=) id_column
-      AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped;
-    IF id_type IS NULL THEN
-        RAISE EXCEPTION 'column "%" of relation "%" does not exist', id_column, table_name
-            USING ERRCODE = '42703';
-    END IF;
-    IF id_type OPERATOR(pg_catalog.<>) ALL (ARRAY['pg_catalog.int2'::pg_catalog.regtype,
-            'pg_catalog.int4'::pg_catalog.regtype, 'pg_catalog.int8'::pg_catalog.regtype]::pg_catalog.oid[]) THEN
-        RAISE EXCEPTION 'column "%" of relation "%" is not of type smallint, integer or bigint', id_column, table_name
-            USING ERRCODE = '42804', DETAIL = 'Cluster ids are the ids of their representatives.';
-    END IF;
-    -- one row per id: a unique, non-partial index on the id column alone
-    IF NOT id_not_null OR NOT EXISTS (
-            SELECT FROM pg_catalog.pg_index i
-            WHERE i.indrelid OPERATOR(pg_catalog.=) tbl AND i.indisunique AND i.indnkeyatts OPERATOR(pg_catalog.=) 1
-              AND i.indpred IS NULL AND i.indexprs IS NULL
-              AND i.indkey[0] OPERATOR(pg_catalog.=) (SELECT a.attnum FROM pg_catalog.pg_attribute a
-                  WHERE a.attrelid OPERATOR(pg_catalog.=) tbl AND a.attname OPERATOR(pg_catalog.=) id_column)) THEN
-        RAISE EXCEPTION 'column "%" of relation "%" is not a unique, NOT NULL key', id_column, table_name
-            USING ERRCODE = '42P10',
-                  HINT = 'Maintained clusters name each row by its id: use the primary key, or a column with a unique index and NOT NULL.';
-    END IF;
-    IF sketch_type OPERATOR(pg_catalog.=) pg_catalog.to_regtype(pg_catalog.format('%I.minhash', ndd)) THEN
-        IF max_distance IS NOT NULL THEN
-            RAISE EXCEPTION 'max_distance applies to simhash columns; column "%" is a minhash', sketch_column
-                USING ERRCODE = '22023';
-        END IF;
-        threshold := coalesce(threshold, pg_catalog.current_setting('ndd.similarity_threshold', true)::float8, 0.8);
-        IF NOT (threshold OPERATOR(pg_catalog.>) 0 AND threshold OPERATOR(pg_catalog.<=) 1) THEN
-            RAISE EXCEPTION 'threshold must be greater than 0 and at most 1' USING ERRCODE = '22023';
-        END IF;
-        rule := threshold::text;
-        EXECUTE pg_catalog.format('SELECT %I.ndd_check_cluster_indexes($1, $2, $3)', ndd)
-            USING tbl, sketch_column, threshold;
-    ELSIF sketch_type OPERATOR(pg_catalog.=) pg_catalog.to_regtype(pg_catalog.format('%I.simhash', ndd)) THEN
-        IF threshold IS NOT NULL THEN
-            RAISE EXCEPTION 'threshold applies to minhash columns; column "%" is a simhash', sketch_column
-                USING ERRCODE = '22023';
-        END IF;
-        max_distance := coalesce(max_distance, pg_catalog.current_setting('ndd.hamming_threshold', true)::int, 3);
-        IF max_distance OPERATOR(pg_catalog.<) 0 OR max_distance OPERATOR(pg_catalog.>) 6 THEN
-            RAISE EXCEPTION 'max_distance % is out of range', max_distance USING ERRCODE = '22023',
-                DETAIL = 'max_distance must be between 0 and 6.';
-        END IF;
-        rule := max_distance::text;
-    ELSE
-        RAISE EXCEPTION 'column "%" of relation "%" is not of type minhash or simhash', sketch_column, table_name
-            USING ERRCODE = '42804';
-    END IF;
-    cluster_table := coalesce(cluster_table, pg_catalog.left(table_name, 54) OPERATOR(pg_catalog.||) '_clusters');
-
-    -- no writer may change the table between the first clusters and the trigger
-    EXECUTE pg_catalog.format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', tbl);
-    EXECUTE pg_catalog.format(
-        'CREATE TABLE %I.%I (id pg_catalog.int8 PRIMARY KEY, cluster_id pg_catalog.int8 NOT NULL)',
-        schema, cluster_table);
-    mapping := pg_catalog.format('%I.%I', schema, cluster_table)::pg_catalog.regclass;
-    EXECUTE pg_catalog.format('CREATE INDEX ON %s (cluster_id)', mapping);
-    EXECUTE pg_catalog.format('COMMENT ON TABLE %s IS %L', mapping,
-        pg_catalog.format('near-duplicate clusters of %s, kept by ndd_maintain_clusters: (id, cluster_id), cluster_id being the representative row', tbl));
-    EXECUTE pg_catalog.format($q$
-        INSERT INTO %1$s (id, cluster_id)
-        SELECT c.id, c.cluster_id
-        FROM %2$I.near_duplicate_clusters($1, $2, $3, $4, NULL::pg_catalog.name, false, $5, $6) c$q$, mapping, ndd)
-        USING tbl, sketch_column, id_column, threshold, max_distance, representative_order;
-    args := pg_catalog.format('%L, %L, %L, %L, %L, %L', schema, cluster_table, sketch_column, id_column,
-                              rule, coalesce(representative_order, ''));
-    EXECUTE pg_catalog.format(
-        'CREATE TRIGGER ndd_maintain_clusters AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION %I.ndd_maintain_clusters_trigger(%s)',
-        tbl, ndd, args);
-    EXECUTE pg_catalog.format(
-        'CREATE TRIGGER ndd_maintain_clusters_truncate AFTER TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION %I.ndd_maintain_clusters_trigger(%s)',
-        tbl, ndd, args);
-    RETURN mapping;
-END
-$$;
+AS 'MODULE_PATHNAME', 'ndd_maintain_clusters'
+LANGUAGE C VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION ndd_maintain_clusters(regclass, name, name, float8, int, text, name) IS
 'puts a table under live dedup: creates the cluster table (id, cluster_id) of its near-duplicate clusters, as near_duplicate_clusters gives them, and triggers that keep it current as rows are inserted, updated and deleted';

@@ -41,4 +41,29 @@ extern Oid *GinIndexesOn(const char *trigger_name, const char *column, const cha
 						 List *tables, bool check_exact, double threshold, int *n);
 extern void BoundPendingList(Oid indexoid);
 
+/*
+ * One row's change to a cluster table of ndd_maintain_clusters, as the
+ * trigger (live_clusters.c) hands it to the step (maintain_clusters.c).
+ * Neither an old nor a new id: a TRUNCATE.
+ */
+typedef struct ClusterChange
+{
+	Oid			tbl;			/* the table */
+	Oid			mapping;		/* its cluster table */
+	const char *sketch_column;
+	const char *id_column;
+	bool		has_threshold;	/* a minhash rule */
+	double		threshold;
+	bool		has_max_distance;	/* a simhash rule: pairs by distance */
+	int32		max_distance;
+	const char *representative_order;	/* NULL: the smallest id */
+	bool		has_old_id;
+	int64		old_id;
+	bool		has_new_id;
+	int64		new_id;
+	bool		sketch_changed;
+} ClusterChange;
+
+extern void ApplyClusterChange(Oid ndd_nsp, const ClusterChange *change);
+
 #endif							/* NDD_GUARD_H */

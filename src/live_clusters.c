@@ -13,16 +13,16 @@
  * the new one.  Under REPEATABLE READ and SERIALIZABLE it asks both with the
  * latest snapshot and with its own, and fails with 40001 if the answers
  * differ: a concurrent change its snapshot cannot see would leave the
- * clusters wrong.  Only if there is something to do does it run, with
- * search_path pinned, ndd_cluster_step() (sql/ndd.sql), which updates the
- * mapping: an inserted row joins the clusters of its near-duplicates, a
- * deleted row's cluster is recomputed from its remaining members, an
- * updated row is both.
+ * clusters wrong.  Only if there is something to do does it apply, as the
+ * owner with search_path pinned, the step of ndd_cluster_step()
+ * (ApplyClusterChange, maintain_clusters.c), which updates the mapping: an
+ * inserted row joins the clusters of its near-duplicates, a deleted row's
+ * cluster is recomputed from its remaining members, an updated row is both.
  *
  * Rows that are not near-duplicates of each other may still meet in one
  * cluster, through others, so changes of the mapping itself are serialized
  * too: ndd_claim_cluster_lock() upserts one row of ndd_near_duplicate_locks
- * keyed by the mapping table before ndd_cluster_step() changes it, which
+ * keyed by the mapping table before the step changes it, which
  * under REPEATABLE READ fails with 40001 if a transaction its snapshot
  * cannot see changed the mapping, as INSERT ... ON CONFLICT does.  A row
  * with no near-duplicate changes no mapping and takes no part in that lock,
@@ -117,7 +117,7 @@ LockSketchTokens(Oid target, Datum sketch, bool simhash, double threshold, int m
  * first use and again whenever a table they name (or any schema) changes.
  * Most rows need no step: an inserted row with no near-duplicate, a deleted
  * row in no cluster.  Two cheap prepared lookups find those, so only the
- * rows that change a cluster pay for ndd_cluster_step().
+ * rows that change a cluster pay for the step.
  */
 typedef struct ClusterPlans
 {
@@ -131,7 +131,6 @@ typedef struct ClusterPlans
 	int			ngin_indexes;
 	SPIPlanPtr	near;			/* the ids of rows near sketch $1, but id $3 */
 	SPIPlanPtr	member;			/* the cluster of id $1 */
-	SPIPlanPtr	step;			/* ndd_cluster_step($1 .. $10) */
 } ClusterPlans;
 
 static HTAB *cluster_plans = NULL;
@@ -172,8 +171,6 @@ ClusterPlansFor(Trigger *trigger, Relation rel, Oid nsp, Oid sketch_type, bool s
 	const char *id = quote_identifier(trigger->tgargs[ARG_ID_COLUMN]);
 	Oid			near_types[3] = {sketch_type, simhash ? INT4OID : FLOAT8OID, INT8OID};
 	Oid			member_types[1] = {INT8OID};
-	Oid			step_types[10] = {REGCLASSOID, REGCLASSOID, NAMEOID, NAMEOID, FLOAT8OID,
-		INT4OID, TEXTOID, INT8OID, INT8OID, BOOLOID};
 	List	   *members;
 	ListCell   *lc;
 	Oid			owner;
@@ -194,7 +191,7 @@ ClusterPlansFor(Trigger *trigger, Relation rel, Oid nsp, Oid sketch_type, bool s
 		CacheRegisterSyscacheCallback(NAMESPACEOID, ClusterSyscacheCallback, (Datum) 0);
 	}
 	plans = hash_search(cluster_plans, &trigger->tgoid, HASH_ENTER, &found);
-	if (found && plans->valid && plans->step != NULL)
+	if (found && plans->valid && plans->member != NULL)
 		return plans;
 	if (found)
 	{
@@ -202,8 +199,6 @@ ClusterPlansFor(Trigger *trigger, Relation rel, Oid nsp, Oid sketch_type, bool s
 			SPI_freeplan(plans->near);
 		if (plans->member)
 			SPI_freeplan(plans->member);
-		if (plans->step)
-			SPI_freeplan(plans->step);
 		if (plans->covers)
 			pfree(plans->covers);
 		if (plans->gin_indexes)
@@ -211,7 +206,7 @@ ClusterPlansFor(Trigger *trigger, Relation rel, Oid nsp, Oid sketch_type, bool s
 	}
 	/* an invalidation that arrives while we build makes us build again */
 	plans->valid = true;
-	plans->near = plans->member = plans->step = NULL;
+	plans->near = plans->member = NULL;
 	plans->covers = plans->gin_indexes = NULL;
 	plans->ncovers = plans->ngin_indexes = 0;
 
@@ -261,9 +256,6 @@ ClusterPlansFor(Trigger *trigger, Relation rel, Oid nsp, Oid sketch_type, bool s
 	plans->member = PrepareAs(owner,
 							  psprintf("SELECT m.cluster_id FROM %s m WHERE m.id OPERATOR(pg_catalog.=) $1", mapping),
 							  1, member_types);
-	plans->step = PrepareAs(owner,
-							psprintf("SELECT %s.ndd_cluster_step($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", schema),
-							10, step_types);
 	return plans;
 }
 
@@ -337,10 +329,8 @@ ndd_maintain_clusters_trigger(PG_FUNCTION_ARGS)
 	bool		needed;
 	ClusterPlans *plans;
 	Oid			owner;
-	Datum		args[10];
-	char		nulls[10];
+	Datum		args[3];
 	char	   *distance = NULL;
-	int			ret;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_AFTER(td->tg_event) ||
 		!((TRIGGER_FIRED_FOR_ROW(td->tg_event) && !TRIGGER_FIRED_BY_TRUNCATE(td->tg_event)) ||
@@ -462,29 +452,33 @@ ndd_maintain_clusters_trigger(PG_FUNCTION_ARGS)
 		needed = Finds(rel, owner, plans->near, args, distance);
 	}
 
-	/* 3. the step */
+	/*
+	 * 3. the step, as the owner in the settings of the lookups (RunAs), as
+	 * ndd_cluster_step() would run over SPI
+	 */
 	if (needed)
 	{
-		memset(nulls, ' ', sizeof(nulls));
-		args[0] = ObjectIdGetDatum(plans->target);
-		args[1] = ObjectIdGetDatum(plans->mapping);
-		args[2] = DirectFunctionCall1(namein, CStringGetDatum(trigger->tgargs[ARG_SKETCH_COLUMN]));
-		args[3] = DirectFunctionCall1(namein, CStringGetDatum(trigger->tgargs[ARG_ID_COLUMN]));
-		args[4] = Float8GetDatum(threshold);
-		nulls[4] = simhash ? 'n' : ' ';
-		args[5] = Int32GetDatum(max_distance);
-		nulls[5] = simhash ? ' ' : 'n';
-		args[6] = CStringGetTextDatum(trigger->tgargs[ARG_REPRESENTATIVE_ORDER]);
-		nulls[6] = ordered ? ' ' : 'n';
-		args[7] = Int64GetDatum(old_id);
-		nulls[7] = has_old_id && !truncated ? ' ' : 'n';
-		args[8] = Int64GetDatum(new_id);
-		nulls[8] = has_new_id && !truncated ? ' ' : 'n';
-		args[9] = BoolGetDatum(sketch_changed);
-		ret = RunAs(owner, plans->step, args, nulls, 0, distance, InvalidSnapshot);
-		if (ret != SPI_OK_SELECT)
-			elog(ERROR, "could not update the clusters of \"%s\": %s",
-				 RelationGetRelationName(rel), SPI_result_code_string(ret));
+		ClusterChange change;
+		GuardState	state;
+
+		memset(&change, 0, sizeof(change));
+		change.tbl = plans->target;
+		change.mapping = plans->mapping;
+		change.sketch_column = trigger->tgargs[ARG_SKETCH_COLUMN];
+		change.id_column = trigger->tgargs[ARG_ID_COLUMN];
+		change.has_threshold = !simhash;
+		change.threshold = threshold;
+		change.has_max_distance = simhash;
+		change.max_distance = max_distance;
+		change.representative_order = ordered ? trigger->tgargs[ARG_REPRESENTATIVE_ORDER] : NULL;
+		change.has_old_id = has_old_id && !truncated;
+		change.old_id = old_id;
+		change.has_new_id = has_new_id && !truncated;
+		change.new_id = new_id;
+		change.sketch_changed = sketch_changed;
+		GuardEnter(&state, owner, distance);
+		ApplyClusterChange(nsp, &change);
+		GuardLeave(&state);
 	}
 	SPI_finish();
 	return PointerGetDatum(NULL);
@@ -492,8 +486,8 @@ ndd_maintain_clusters_trigger(PG_FUNCTION_ARGS)
 
 /*
  * ndd_claim_cluster_lock(mapping regclass): hold, to the end of the
- * transaction, the lock under which ndd_cluster_step() changes a cluster
- * table.  Only a role that may update that table may take it.
+ * transaction, the lock under which the step (maintain_clusters.c) changes
+ * a cluster table.  Only a role that may update that table may take it.
  */
 PG_FUNCTION_INFO_V1(ndd_claim_cluster_lock);
 Datum

@@ -596,6 +596,180 @@ IsUniqueKey(Oid relid, AttrNumber attnum)
 	return found;
 }
 
+/* What ndd_maintain_clusters was asked, and what it decided. */
+typedef struct Maintain
+{
+	Oid			ndd_nsp;
+	const char *ndd_q;			/* ndd's schema, quoted */
+	Oid			tbl;
+	const char *sketch_name;
+	const char *id_name;
+	bool		has_threshold;
+	double		threshold;
+	bool		has_max_distance;
+	int32		max_distance;
+	const char *order;			/* representative_order, or NULL */
+	char	   *cluster_table;
+	char	   *schema;			/* the table's */
+	char	   *table_name;
+	SketchColumn sketch;
+	char	   *rule;			/* the threshold or distance, as the trigger's argument */
+} Maintain;
+
+/* 1. The caller owns the table; its id is a unique integer key; the sketch column is one. */
+static void
+CheckOwnerAndColumns(Maintain *m)
+{
+	HeapTuple	tuple;
+	AttrNumber	id_attnum;
+	Oid			id_type;
+
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(m->tbl));
+	if (HeapTupleIsValid(tuple))
+	{
+		Form_pg_class form = (Form_pg_class) GETSTRUCT(tuple);
+		Oid			owner = form->relowner;
+
+		m->table_name = pstrdup(NameStr(form->relname));
+		m->schema = get_namespace_name(form->relnamespace);
+		ReleaseSysCache(tuple);
+		if (!has_privs_of_role(GetUserId(), owner))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("must be owner of table %s", m->table_name)));
+	}
+	if (m->table_name == NULL || m->sketch_name == NULL)
+		NoSuchColumn(m->sketch_name, m->table_name);
+	(void) ResolveColumn(m->tbl, m->sketch_name, NULL);
+	if (m->id_name == NULL)
+		NoSuchColumn(m->id_name, m->table_name);
+	id_attnum = ResolveColumn(m->tbl, m->id_name, &id_type);
+	if (id_type != INT2OID && id_type != INT4OID && id_type != INT8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("column \"%s\" of relation \"%s\" is not of type smallint, integer or bigint",
+						m->id_name, m->table_name),
+				 errdetail("Cluster ids are the ids of their representatives.")));
+	/* one row per id: a unique, non-partial index on the id column alone */
+	if (!IsUniqueKey(m->tbl, id_attnum))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_COLUMN_REFERENCE),
+				 errmsg("column \"%s\" of relation \"%s\" is not a unique, NOT NULL key",
+						m->id_name, m->table_name),
+				 errhint("Maintained clusters name each row by its id: use the primary key, or a column with a unique index and NOT NULL.")));
+	ResolveSketchColumn(m->tbl, m->sketch_name, m->ndd_nsp, SKETCH_MINHASH | SKETCH_SIMHASH, &m->sketch);
+}
+
+/* 1. The threshold (minhash) or distance (simhash), given or from its setting. */
+static void
+DecideRule(Maintain *m)
+{
+	if (m->sketch.kind == SKETCH_MINHASH)
+	{
+		const char *setting = Setting("ndd.similarity_threshold");
+		int			n;
+
+		if (m->has_max_distance)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("max_distance applies to simhash columns; column \"%s\" is a minhash",
+							m->sketch_name)));
+		if (!m->has_threshold)
+			m->threshold = setting ? DatumGetFloat8(DirectFunctionCall1(float8in, CStringGetDatum(setting)))
+				: NDD_SIMILARITY_THRESHOLD_DEFAULT;
+		m->has_threshold = true;
+		NddCheckThreshold(m->threshold);
+		m->rule = DatumGetCString(DirectFunctionCall1(float8out, Float8GetDatum(m->threshold)));
+		/* an index that finds pairs at the threshold only by chance would leave clusters wrong */
+		pfree(GinIndexesOn("ndd_maintain_clusters", m->sketch_name, get_namespace_name(m->ndd_nsp),
+						   find_all_inheritors(m->tbl, AccessShareLock, NULL), true, m->threshold, &n));
+	}
+	else
+	{
+		const char *setting = Setting("ndd.hamming_threshold");
+
+		if (m->has_threshold)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("threshold applies to minhash columns; column \"%s\" is a simhash",
+							m->sketch_name)));
+		if (!m->has_max_distance)
+			m->max_distance = setting ? DatumGetInt32(DirectFunctionCall1(int4in, CStringGetDatum(setting)))
+				: NDD_SIMHASH_MAX_DISTANCE_DEFAULT;
+		m->has_max_distance = true;
+		NddCheckMaxDistance(m->max_distance);
+		m->rule = psprintf("%d", m->max_distance);
+	}
+}
+
+/* left(table_name, 54) || '_clusters', cut to a name */
+static char *
+DefaultClusterTableName(const char *table_name)
+{
+	int			keep = pg_mbcharcliplen(table_name, strlen(table_name), MAINTAIN_NAME_CHARS);
+	char	   *name = psprintf("%.*s_clusters", keep, table_name);
+
+	name[pg_mbcliplen(name, strlen(name), NAMEDATALEN - 1)] = '\0';
+	return name;
+}
+
+/* 2. The cluster table beside the table, with its index and comment. */
+static Oid
+CreateClusterTable(const Maintain *m, const char *table)
+{
+	Oid			mapping;
+	char	   *mapping_q;
+
+	Run("ndd_maintain_clusters",
+		psprintf(MAINTAIN_CREATE_SQL, quote_identifier(m->schema), quote_identifier(m->cluster_table)),
+		0, NULL, NULL, NULL);
+	CommandCounterIncrement();
+	mapping = get_relname_relid(m->cluster_table, get_rel_namespace(m->tbl));
+	if (!OidIsValid(mapping))
+		elog(ERROR, "ndd_maintain_clusters: relation \"%s.%s\" was not created", m->schema, m->cluster_table);
+	mapping_q = RegclassText(mapping);
+	Run("ndd_maintain_clusters", psprintf(MAINTAIN_INDEX_SQL, mapping_q), 0, NULL, NULL, NULL);
+	Run("ndd_maintain_clusters",
+		psprintf(MAINTAIN_COMMENT_SQL, mapping_q, quote_literal_cstr(psprintf(MAINTAIN_COMMENT, table))),
+		0, NULL, NULL, NULL);
+	return mapping;
+}
+
+/* 2. The first clusters, from near_duplicate_clusters. */
+static void
+FillClusterTable(const Maintain *m, const char *mapping_q, Datum sketch_name, Datum id_name)
+{
+	Oid			types[6] = {REGCLASSOID, NAMEOID, NAMEOID, FLOAT8OID, INT4OID, TEXTOID};
+	Datum		values[6];
+	char		nulls[6] = {' ', ' ', ' ', ' ', ' ', ' '};
+
+	values[0] = ObjectIdGetDatum(m->tbl);
+	values[1] = sketch_name;
+	values[2] = id_name;
+	values[3] = Float8GetDatum(m->threshold);
+	nulls[3] = m->sketch.kind == SKETCH_MINHASH ? ' ' : 'n';
+	values[4] = Int32GetDatum(m->max_distance);
+	nulls[4] = m->sketch.kind == SKETCH_SIMHASH ? ' ' : 'n';
+	values[5] = m->order ? CStringGetTextDatum(m->order) : (Datum) 0;
+	nulls[5] = m->order ? ' ' : 'n';
+	Run("ndd_maintain_clusters", psprintf(MAINTAIN_FILL_SQL, mapping_q, m->ndd_q), 6, types, values, nulls);
+}
+
+/* 2. The row and TRUNCATE triggers that keep the cluster table current. */
+static void
+CreateTriggers(const Maintain *m, const char *table)
+{
+	char	   *args = psprintf("%s, %s, %s, %s, %s, %s",
+								quote_literal_cstr(m->schema), quote_literal_cstr(m->cluster_table),
+								quote_literal_cstr(m->sketch_name), quote_literal_cstr(m->id_name),
+								quote_literal_cstr(m->rule), quote_literal_cstr(m->order ? m->order : ""));
+
+	Run("ndd_maintain_clusters", psprintf(MAINTAIN_ROW_TRIGGER_SQL, table, m->ndd_q, args),
+		0, NULL, NULL, NULL);
+	Run("ndd_maintain_clusters", psprintf(MAINTAIN_TRUNCATE_TRIGGER_SQL, table, m->ndd_q, args),
+		0, NULL, NULL, NULL);
+}
+
 /*
  * ndd_maintain_clusters(tbl regclass, sketch_column name, id_column name,
  * threshold float8, max_distance int, representative_order text,
@@ -606,150 +780,37 @@ PG_FUNCTION_INFO_V1(ndd_maintain_clusters);
 Datum
 ndd_maintain_clusters(PG_FUNCTION_ARGS)
 {
-	Oid			ndd_nsp = NddNamespace(fcinfo->flinfo->fn_oid);
-	Oid			tbl = PG_ARGISNULL(0) ? InvalidOid : PG_GETARG_OID(0);
-	const char *sketch_name = PG_ARGISNULL(1) ? NULL : NameStr(*PG_GETARG_NAME(1));
-	const char *id_name = PG_ARGISNULL(2) ? NULL : NameStr(*PG_GETARG_NAME(2));
-	bool		has_threshold = !PG_ARGISNULL(3);
-	double		threshold = has_threshold ? PG_GETARG_FLOAT8(3) : 0;
-	bool		has_max_distance = !PG_ARGISNULL(4);
-	int32		max_distance = has_max_distance ? PG_GETARG_INT32(4) : 0;
-	const char *order = PG_ARGISNULL(5) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(5));
-	char	   *cluster_table = PG_ARGISNULL(6) ? NULL : pstrdup(NameStr(*PG_GETARG_NAME(6)));
-	const char *ndd_q = quote_identifier(get_namespace_name(ndd_nsp));
-	char	   *schema = NULL;
-	char	   *table_name = NULL;
-	HeapTuple	tuple;
-	AttrNumber	id_attnum;
-	Oid			id_type;
-	SketchColumn sketch;
-	char	   *rule;
+	Maintain	m;
 	char	   *table;
 	Oid			mapping;
-	char	   *mapping_q;
-	char	   *args;
+
+	memset(&m, 0, sizeof(m));
+	m.ndd_nsp = NddNamespace(fcinfo->flinfo->fn_oid);
+	m.ndd_q = quote_identifier(get_namespace_name(m.ndd_nsp));
+	m.tbl = PG_ARGISNULL(0) ? InvalidOid : PG_GETARG_OID(0);
+	m.sketch_name = PG_ARGISNULL(1) ? NULL : NameStr(*PG_GETARG_NAME(1));
+	m.id_name = PG_ARGISNULL(2) ? NULL : NameStr(*PG_GETARG_NAME(2));
+	m.has_threshold = !PG_ARGISNULL(3);
+	m.threshold = m.has_threshold ? PG_GETARG_FLOAT8(3) : 0;
+	m.has_max_distance = !PG_ARGISNULL(4);
+	m.max_distance = m.has_max_distance ? PG_GETARG_INT32(4) : 0;
+	m.order = PG_ARGISNULL(5) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(5));
+	m.cluster_table = PG_ARGISNULL(6) ? NULL : pstrdup(NameStr(*PG_GETARG_NAME(6)));
 
 	/* 1. the checks, each with its SQLSTATE */
-	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(tbl));
-	if (HeapTupleIsValid(tuple))
-	{
-		Form_pg_class form = (Form_pg_class) GETSTRUCT(tuple);
-		Oid			owner = form->relowner;
-
-		table_name = pstrdup(NameStr(form->relname));
-		schema = get_namespace_name(form->relnamespace);
-		ReleaseSysCache(tuple);
-		if (!has_privs_of_role(GetUserId(), owner))
-			ereport(ERROR,
-					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("must be owner of table %s", table_name)));
-	}
-	if (table_name == NULL || sketch_name == NULL)
-		NoSuchColumn(sketch_name, table_name);
-	(void) ResolveColumn(tbl, sketch_name, NULL);
-	if (id_name == NULL)
-		NoSuchColumn(id_name, table_name);
-	id_attnum = ResolveColumn(tbl, id_name, &id_type);
-	if (id_type != INT2OID && id_type != INT4OID && id_type != INT8OID)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("column \"%s\" of relation \"%s\" is not of type smallint, integer or bigint",
-						id_name, table_name),
-				 errdetail("Cluster ids are the ids of their representatives.")));
-	/* one row per id: a unique, non-partial index on the id column alone */
-	if (!IsUniqueKey(tbl, id_attnum))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_COLUMN_REFERENCE),
-				 errmsg("column \"%s\" of relation \"%s\" is not a unique, NOT NULL key",
-						id_name, table_name),
-				 errhint("Maintained clusters name each row by its id: use the primary key, or a column with a unique index and NOT NULL.")));
-	ResolveSketchColumn(tbl, sketch_name, ndd_nsp, SKETCH_MINHASH | SKETCH_SIMHASH, &sketch);
-	if (sketch.kind == SKETCH_MINHASH)
-	{
-		const char *setting = Setting("ndd.similarity_threshold");
-		int			n;
-
-		if (has_max_distance)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("max_distance applies to simhash columns; column \"%s\" is a minhash",
-							sketch_name)));
-		if (!has_threshold)
-			threshold = setting ? DatumGetFloat8(DirectFunctionCall1(float8in, CStringGetDatum(setting)))
-				: NDD_SIMILARITY_THRESHOLD_DEFAULT;
-		has_threshold = true;
-		NddCheckThreshold(threshold);
-		rule = DatumGetCString(DirectFunctionCall1(float8out, Float8GetDatum(threshold)));
-		/* an index that finds pairs at the threshold only by chance would leave clusters wrong */
-		pfree(GinIndexesOn("ndd_maintain_clusters", sketch_name, get_namespace_name(ndd_nsp),
-						   find_all_inheritors(tbl, AccessShareLock, NULL), true, threshold, &n));
-	}
-	else
-	{
-		const char *setting = Setting("ndd.hamming_threshold");
-
-		if (has_threshold)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("threshold applies to minhash columns; column \"%s\" is a simhash",
-							sketch_name)));
-		if (!has_max_distance)
-			max_distance = setting ? DatumGetInt32(DirectFunctionCall1(int4in, CStringGetDatum(setting)))
-				: NDD_SIMHASH_MAX_DISTANCE_DEFAULT;
-		has_max_distance = true;
-		NddCheckMaxDistance(max_distance);
-		rule = psprintf("%d", max_distance);
-	}
-	if (cluster_table == NULL)
-	{
-		/* left(table_name, 54) || '_clusters', as a name */
-		int			keep = pg_mbcharcliplen(table_name, strlen(table_name), MAINTAIN_NAME_CHARS);
-
-		cluster_table = psprintf("%.*s_clusters", keep, table_name);
-		cluster_table[pg_mbcliplen(cluster_table, strlen(cluster_table), NAMEDATALEN - 1)] = '\0';
-	}
+	CheckOwnerAndColumns(&m);
+	DecideRule(&m);
+	if (m.cluster_table == NULL)
+		m.cluster_table = DefaultClusterTableName(m.table_name);
 
 	/* 2. the cluster table and its triggers, the table locked against writers */
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "ndd_maintain_clusters: SPI_connect failed");
-	table = RegclassText(tbl);
+	table = RegclassText(m.tbl);
 	Run("ndd_maintain_clusters", psprintf(MAINTAIN_LOCK_SQL, table), 0, NULL, NULL, NULL);
-	Run("ndd_maintain_clusters",
-		psprintf(MAINTAIN_CREATE_SQL, quote_identifier(schema), quote_identifier(cluster_table)),
-		0, NULL, NULL, NULL);
-	CommandCounterIncrement();
-	mapping = get_relname_relid(cluster_table, get_rel_namespace(tbl));
-	if (!OidIsValid(mapping))
-		elog(ERROR, "ndd_maintain_clusters: relation \"%s.%s\" was not created", schema, cluster_table);
-	mapping_q = RegclassText(mapping);
-	Run("ndd_maintain_clusters", psprintf(MAINTAIN_INDEX_SQL, mapping_q), 0, NULL, NULL, NULL);
-	Run("ndd_maintain_clusters",
-		psprintf(MAINTAIN_COMMENT_SQL, mapping_q, quote_literal_cstr(psprintf(MAINTAIN_COMMENT, table))),
-		0, NULL, NULL, NULL);
-	{
-		Oid			types[6] = {REGCLASSOID, NAMEOID, NAMEOID, FLOAT8OID, INT4OID, TEXTOID};
-		Datum		values[6];
-		char		nulls[6] = {' ', ' ', ' ', ' ', ' ', ' '};
-
-		values[0] = ObjectIdGetDatum(tbl);
-		values[1] = PG_GETARG_DATUM(1);
-		values[2] = PG_GETARG_DATUM(2);
-		values[3] = Float8GetDatum(threshold);
-		nulls[3] = sketch.kind == SKETCH_MINHASH ? ' ' : 'n';
-		values[4] = Int32GetDatum(max_distance);
-		nulls[4] = sketch.kind == SKETCH_SIMHASH ? ' ' : 'n';
-		values[5] = order ? CStringGetTextDatum(order) : (Datum) 0;
-		nulls[5] = order ? ' ' : 'n';
-		Run("ndd_maintain_clusters", psprintf(MAINTAIN_FILL_SQL, mapping_q, ndd_q), 6, types, values, nulls);
-	}
-	args = psprintf("%s, %s, %s, %s, %s, %s",
-					quote_literal_cstr(schema), quote_literal_cstr(cluster_table),
-					quote_literal_cstr(sketch_name), quote_literal_cstr(id_name),
-					quote_literal_cstr(rule), quote_literal_cstr(order ? order : ""));
-	Run("ndd_maintain_clusters", psprintf(MAINTAIN_ROW_TRIGGER_SQL, table, ndd_q, args),
-		0, NULL, NULL, NULL);
-	Run("ndd_maintain_clusters", psprintf(MAINTAIN_TRUNCATE_TRIGGER_SQL, table, ndd_q, args),
-		0, NULL, NULL, NULL);
+	mapping = CreateClusterTable(&m, table);
+	FillClusterTable(&m, RegclassText(mapping), PG_GETARG_DATUM(1), PG_GETARG_DATUM(2));
+	CreateTriggers(&m, table);
 	SPI_finish();
 	PG_RETURN_OID(mapping);
 }

@@ -12,6 +12,7 @@ OBJS = \
 	src/key_filter.o \
 	src/components.o \
 	src/clusters.o \
+	src/pairs.o \
 	src/minhash_gin.o \
 	src/minhash_topk.o \
 	src/similar_support.o \

@@ -45,3 +45,15 @@ RETURNS regclass
 AS 'MODULE_PATHNAME', 'ndd_maintain_clusters'
 LANGUAGE C VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp;
+
+-- near_duplicate_pairs: the same function, now in C (src/pairs.c)
+CREATE OR REPLACE FUNCTION near_duplicate_pairs(tbl regclass, sketch_column name, id_column name,
+                                                threshold float8 DEFAULT NULL,
+                                                verify_column name DEFAULT NULL,
+                                                progress boolean DEFAULT false,
+                                                max_distance int DEFAULT NULL)
+RETURNS TABLE (id_a bigint, id_b bigint, similarity float8, distance int)
+AS 'MODULE_PATHNAME', 'near_duplicate_pairs'
+LANGUAGE C VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+SET enable_nestloop = off;

@@ -298,8 +298,8 @@ FirstValue(bool *isnull)
 	value = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, isnull);
 	if (*isnull)
 		return (Datum) 0;
-	return datumCopy(value, SPI_tuptable->tupdesc->attrs[0].attbyval,
-					 SPI_tuptable->tupdesc->attrs[0].attlen);
+	return datumCopy(value, TupleDescAttr(SPI_tuptable->tupdesc, 0)->attbyval,
+					 TupleDescAttr(SPI_tuptable->tupdesc, 0)->attlen);
 }
 
 static char *

@@ -26,6 +26,7 @@ OBJS = \
 	src/spotsigs.o \
 	src/simhash_batch.o \
 	src/sketch_column.o \
+	src/spi_run.o \
 	src/top_k.o \
 	src/maintain_clusters.o
 

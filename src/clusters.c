@@ -28,9 +28,7 @@
 #include "utils/tuplestore.h"
 
 #include "sketch_column.h"
-
-/* rows a cursor hands over at a time */
-#define CLUSTERS_FETCH_ROWS 10000
+#include "spi_run.h"
 
 /*
  * Step 1, %1$s ndd's schema; $1 .. $7 the arguments near_duplicate_pairs
@@ -66,37 +64,16 @@
 	"                    WHERE c.id OPERATOR(pg_catalog.=) t.%2$s::pg_catalog.int8)) r\n" \
 	"  ON r.id OPERATOR(pg_catalog.=) l.id"
 
-static void
-Exec(const char *sql, int nargs, Oid *types, Datum *args, const char *nulls)
-{
-	if (SPI_execute_with_args(sql, nargs, types, args, nulls, false, 0) < 0)
-		elog(ERROR, "near_duplicate_clusters: SPI_execute_with_args failed: %s", sql);
-}
+/* Run one statement of near_duplicate_clusters. */
+#define Exec(sql, nargs, types, args, nulls) \
+	RunStatement("near_duplicate_clusters", sql, nargs, types, args, nulls)
 
-/* Copy every row of sql, (id, cluster_id), into the answer, a batch at a time. */
+/* Copy every row of sql, (id, cluster_id), into the answer. */
 static void
 EmitQuery(const char *sql, Tuplestorestate *out, TupleDesc out_desc)
 {
-	Portal		portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, false, 0);
-
-	for (;;)
-	{
-		SPI_cursor_fetch(portal, true, CLUSTERS_FETCH_ROWS);
-		if (SPI_processed == 0)
-			break;
-		for (uint64 i = 0; i < SPI_processed; i++)
-		{
-			Datum		values[2];
-			bool		nulls[2];
-
-			values[0] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &nulls[0]);
-			values[1] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &nulls[1]);
-			tuplestore_putvalues(out, out_desc, values, nulls);
-		}
-		SPI_freetuptable(SPI_tuptable);
-		CHECK_FOR_INTERRUPTS();
-	}
-	SPI_cursor_close(portal);
+	(void) CopyCursor(SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, false, 0),
+					  out, out_desc);
 }
 
 /* Step 1: label the rows of the pairs; returns how many. */

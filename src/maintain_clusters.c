@@ -56,6 +56,7 @@
 #include "guard.h"
 #include "ndd.h"
 #include "sketch_column.h"
+#include "spi_run.h"
 
 /*
  * The step's statements.  %1$s is the cluster table, or as each says.
@@ -197,13 +198,6 @@
 /* how much of the table's name a default cluster table name keeps, in characters */
 #define MAINTAIN_NAME_CHARS 54
 
-/* Run one statement; it must not fail short of an error. */
-static void
-Run(const char *who, const char *sql, int nargs, Oid *types, Datum *args, const char *nulls)
-{
-	if (SPI_execute_with_args(sql, nargs, types, args, nulls, false, 0) < 0)
-		elog(ERROR, "%s: SPI_execute_with_args failed: %s", who, sql);
-}
 
 /* Column n of the last statement's first row; NULL when there is none. */
 static Datum
@@ -293,7 +287,7 @@ Claim(Step *s)
 	Oid			type = REGCLASSOID;
 	Datum		arg = ObjectIdGetDatum(s->change->mapping);
 
-	Run("ndd_cluster_step", psprintf(STEP_CLAIM_SQL, s->ndd), 1, &type, &arg, NULL);
+	RunStatement("ndd_cluster_step", psprintf(STEP_CLAIM_SQL, s->ndd), 1, &type, &arg, NULL);
 	s->locked = true;
 }
 
@@ -306,7 +300,7 @@ ClusterOf(Step *s, int64 id, int64 *cluster)
 	bool		isnull;
 	Datum		value;
 
-	Run("ndd_cluster_step", s->cluster_of, 1, &type, &arg, NULL);
+	RunStatement("ndd_cluster_step", s->cluster_of, 1, &type, &arg, NULL);
 	value = Answer(1, &isnull);
 	if (!isnull)
 		*cluster = DatumGetInt64(value);
@@ -337,7 +331,7 @@ Near(Step *s, bool *isnull)
 	char		nulls[3];
 
 	PairArgs(s->change, types, args, nulls, s->change->new_id, false);
-	Run("ndd_cluster_step", s->near, 3, types, args, nulls);
+	RunStatement("ndd_cluster_step", s->near, 3, types, args, nulls);
 	return Answer(1, isnull);
 }
 
@@ -366,14 +360,14 @@ Leave(Step *s, Datum *members, bool *members_null)
 	}
 	types[0] = INT8OID;
 	args[0] = Int64GetDatum(cluster);
-	Run("ndd_cluster_step", psprintf(STEP_LEAVE_SQL, s->mapping), 1, types, args, NULL);
+	RunStatement("ndd_cluster_step", psprintf(STEP_LEAVE_SQL, s->mapping), 1, types, args, NULL);
 	*members = Answer(1, members_null);
 
 	PairArgs(c, types, args, nulls, c->old_id, false);
 	types[3] = INT8ARRAYOID;
 	args[3] = *members;
 	nulls[3] = *members_null ? 'n' : ' ';
-	Run("ndd_cluster_step", psprintf(STEP_RELABEL_SQL, s->mapping, s->ndd, s->pairs),
+	RunStatement("ndd_cluster_step", psprintf(STEP_RELABEL_SQL, s->mapping, s->ndd, s->pairs),
 		4, types, args, nulls);
 }
 
@@ -398,13 +392,13 @@ JoinNear(Step *s, Datum *members, bool *members_null)
 		return;
 	neighbours = CatIds(neighbours, false, OneId(c->new_id), false, &isnull);
 	args[0] = neighbours;
-	Run("ndd_cluster_step", psprintf(STEP_JOINED_SQL, s->mapping), 1, types, args, NULL);
+	RunStatement("ndd_cluster_step", psprintf(STEP_JOINED_SQL, s->mapping), 1, types, args, NULL);
 	neighbours = Answer(1, &isnull);
 	rep = Answer(2, &rep_null);
 
 	args[0] = neighbours;
 	args[1] = rep;
-	Run("ndd_cluster_step", psprintf(STEP_JOIN_SQL, s->mapping), 2, types, args,
+	RunStatement("ndd_cluster_step", psprintf(STEP_JOIN_SQL, s->mapping), 2, types, args,
 		isnull ? (rep_null ? "nn" : "n ") : (rep_null ? " n" : "  "));
 	*members = CatIds(*members, *members_null, neighbours, isnull, members_null);
 }
@@ -417,16 +411,16 @@ Rank(Step *s, Datum members)
 	Oid			type = INT8ARRAYOID;
 	bool		isnull;
 
-	Run("ndd_cluster_step", psprintf(STEP_MEMBERS_SQL, s->mapping), 1, &type, &members, NULL);
+	RunStatement("ndd_cluster_step", psprintf(STEP_MEMBERS_SQL, s->mapping), 1, &type, &members, NULL);
 	members = Answer(1, &isnull);
 	if (isnull)
 		return;
-	Run("ndd_cluster_step",
+	RunStatement("ndd_cluster_step",
 		psprintf(STEP_RANKED_SQL, RegclassText(c->tbl), quote_identifier(c->id_column),
 				 c->representative_order),
 		1, &type, &members, NULL);
 	members = Answer(1, &isnull);
-	Run("ndd_cluster_step", psprintf(STEP_REPRESENTATIVES_SQL, s->mapping), 1, &type, &members,
+	RunStatement("ndd_cluster_step", psprintf(STEP_REPRESENTATIVES_SQL, s->mapping), 1, &type, &members,
 		isnull ? "n" : NULL);
 }
 
@@ -452,7 +446,7 @@ ApplyClusterChange(Oid ndd_nsp, const ClusterChange *c)
 	if (!c->has_old_id && !c->has_new_id)
 	{
 		Claim(&s);
-		Run("ndd_cluster_step", psprintf(STEP_TRUNCATE_SQL, s.mapping), 0, NULL, NULL, NULL);
+		RunStatement("ndd_cluster_step", psprintf(STEP_TRUNCATE_SQL, s.mapping), 0, NULL, NULL, NULL);
 		SPI_finish();
 		return;
 	}
@@ -720,7 +714,7 @@ CreateClusterTable(const Maintain *m, const char *table)
 	Oid			mapping;
 	char	   *mapping_q;
 
-	Run("ndd_maintain_clusters",
+	RunStatement("ndd_maintain_clusters",
 		psprintf(MAINTAIN_CREATE_SQL, quote_identifier(m->schema), quote_identifier(m->cluster_table)),
 		0, NULL, NULL, NULL);
 	CommandCounterIncrement();
@@ -728,8 +722,8 @@ CreateClusterTable(const Maintain *m, const char *table)
 	if (!OidIsValid(mapping))
 		elog(ERROR, "ndd_maintain_clusters: relation \"%s.%s\" was not created", m->schema, m->cluster_table);
 	mapping_q = RegclassText(mapping);
-	Run("ndd_maintain_clusters", psprintf(MAINTAIN_INDEX_SQL, mapping_q), 0, NULL, NULL, NULL);
-	Run("ndd_maintain_clusters",
+	RunStatement("ndd_maintain_clusters", psprintf(MAINTAIN_INDEX_SQL, mapping_q), 0, NULL, NULL, NULL);
+	RunStatement("ndd_maintain_clusters",
 		psprintf(MAINTAIN_COMMENT_SQL, mapping_q, quote_literal_cstr(psprintf(MAINTAIN_COMMENT, table))),
 		0, NULL, NULL, NULL);
 	return mapping;
@@ -752,7 +746,7 @@ FillClusterTable(const Maintain *m, const char *mapping_q, Datum sketch_name, Da
 	nulls[4] = m->sketch.kind == SKETCH_SIMHASH ? ' ' : 'n';
 	values[5] = m->order ? CStringGetTextDatum(m->order) : (Datum) 0;
 	nulls[5] = m->order ? ' ' : 'n';
-	Run("ndd_maintain_clusters", psprintf(MAINTAIN_FILL_SQL, mapping_q, m->ndd_q), 6, types, values, nulls);
+	RunStatement("ndd_maintain_clusters", psprintf(MAINTAIN_FILL_SQL, mapping_q, m->ndd_q), 6, types, values, nulls);
 }
 
 /* 2. The row and TRUNCATE triggers that keep the cluster table current. */
@@ -764,9 +758,9 @@ CreateTriggers(const Maintain *m, const char *table)
 								quote_literal_cstr(m->sketch_name), quote_literal_cstr(m->id_name),
 								quote_literal_cstr(m->rule), quote_literal_cstr(m->order ? m->order : ""));
 
-	Run("ndd_maintain_clusters", psprintf(MAINTAIN_ROW_TRIGGER_SQL, table, m->ndd_q, args),
+	RunStatement("ndd_maintain_clusters", psprintf(MAINTAIN_ROW_TRIGGER_SQL, table, m->ndd_q, args),
 		0, NULL, NULL, NULL);
-	Run("ndd_maintain_clusters", psprintf(MAINTAIN_TRUNCATE_TRIGGER_SQL, table, m->ndd_q, args),
+	RunStatement("ndd_maintain_clusters", psprintf(MAINTAIN_TRUNCATE_TRIGGER_SQL, table, m->ndd_q, args),
 		0, NULL, NULL, NULL);
 }
 
@@ -807,7 +801,7 @@ ndd_maintain_clusters(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "ndd_maintain_clusters: SPI_connect failed");
 	table = RegclassText(m.tbl);
-	Run("ndd_maintain_clusters", psprintf(MAINTAIN_LOCK_SQL, table), 0, NULL, NULL, NULL);
+	RunStatement("ndd_maintain_clusters", psprintf(MAINTAIN_LOCK_SQL, table), 0, NULL, NULL, NULL);
 	mapping = CreateClusterTable(&m, table);
 	FillClusterTable(&m, RegclassText(mapping), PG_GETARG_DATUM(1), PG_GETARG_DATUM(2));
 	CreateTriggers(&m, table);

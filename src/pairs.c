@@ -45,9 +45,7 @@
 
 #include "ndd.h"
 #include "sketch_column.h"
-
-/* rows a cursor hands over at a time */
-#define PAIRS_FETCH_ROWS 10000
+#include "spi_run.h"
 
 #define PAIRS_MIXED_HINT \
 	"Discovery compares sketches made one way: make them all with the same settings, or run it on a view that selects one kind."
@@ -277,12 +275,9 @@ typedef struct Pairs
 	const char *text_id;
 } Pairs;
 
-static void
-Exec(const char *sql, int nargs, Oid *types, Datum *args, const char *nulls)
-{
-	if (SPI_execute_with_args(sql, nargs, types, args, nulls, false, 0) < 0)
-		elog(ERROR, "near_duplicate_pairs: SPI_execute_with_args failed: %s", sql);
-}
+/* Run one statement of near_duplicate_pairs. */
+#define Exec(sql, nargs, types, args, nulls) \
+	RunStatement("near_duplicate_pairs", sql, nargs, types, args, nulls)
 
 /* The first column of the first row of the last statement; NULL: none. */
 static Datum
@@ -727,7 +722,7 @@ EmitPairs(Pairs *p, Tuplestorestate *out, TupleDesc out_desc)
 	Datum		args[3];
 	char	   *sql;
 	Portal		portal;
-	uint64		n = 0;
+	uint64		n;
 
 	sql = psprintf(PAIRS_QUALIFY_SQL, p->rows_of, p->row_id, p->sketch, p->score, p->keep);
 	if (p->verify_name)
@@ -737,25 +732,7 @@ EmitPairs(Pairs *p, Tuplestorestate *out, TupleDesc out_desc)
 	args[2] = CStringGetTextDatum(p->unit ? p->unit : "word");
 
 	portal = SPI_cursor_open_with_args(NULL, sql, 3, types, args, NULL, false, 0);
-	for (;;)
-	{
-		SPI_cursor_fetch(portal, true, PAIRS_FETCH_ROWS);
-		if (SPI_processed == 0)
-			break;
-		for (uint64 i = 0; i < SPI_processed; i++)
-		{
-			Datum		values[4];
-			bool		nulls[4];
-
-			for (int c = 0; c < 4; c++)
-				values[c] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, c + 1, &nulls[c]);
-			tuplestore_putvalues(out, out_desc, values, nulls);
-		}
-		n += SPI_processed;
-		SPI_freetuptable(SPI_tuptable);
-		CHECK_FOR_INTERRUPTS();
-	}
-	SPI_cursor_close(portal);
+	n = CopyCursor(portal, out, out_desc);
 
 	Exec("DROP TABLE pg_temp.ndd_pair_candidates", 0, NULL, NULL, NULL);
 	if (p->sharded)

@@ -34,6 +34,7 @@
 
 #include "minhash.h"
 #include "sketch_column.h"
+#include "spi_run.h"
 
 /*
  * The statements, with their positional arguments: %1$s ndd's schema,
@@ -99,13 +100,9 @@ Float8Text(double value)
 	return DatumGetCString(DirectFunctionCall1(float8out, Float8GetDatum(value)));
 }
 
-/* Run sql with nargs arguments, the query first. */
-static void
-Run(const char *sql, int nargs, Oid *types, Datum *args)
-{
-	if (SPI_execute_with_args(sql, nargs, types, args, NULL, false, 0) < 0)
-		elog(ERROR, "near_duplicate_top_k: SPI_execute_with_args failed: %s", sql);
-}
+/* Run one statement of near_duplicate_top_k (no NULL arguments). */
+#define Run(sql, nargs, types, args) \
+	RunStatement("near_duplicate_top_k", sql, nargs, types, args, NULL)
 
 /* Add the (id, similarity) rows of a statement's result to the answer. */
 static int
@@ -342,8 +339,9 @@ near_duplicate_top_k(PG_FUNCTION_ARGS)
 	}
 
 	/* 1. passes at falling thresholds, each exact through the indexes */
-	lowest = ExactThreshold(&t);
-	if (!isnan(lowest) && !empty)
+	if (!empty)
+		lowest = ExactThreshold(&t);
+	if (!isnan(lowest))
 	{
 		lowest_m = (int) ceil(lowest * t.num_perm - 1e-9);
 		if (ByPasses(&t, lowest_m, &found))

@@ -26,6 +26,9 @@ OBJS = \
 	src/spotsigs.o \
 	src/simhash_batch.o \
 	src/sketch_column.o \
+	src/sketch_sql.o \
+	src/minhash_sql.o \
+	src/simhash_sql.o \
 	src/spi_run.o \
 	src/top_k.o \
 	src/maintain_clusters.o

@@ -44,7 +44,9 @@
 #include "utils/tuplestore.h"
 
 #include "ndd.h"
+#include "lsh.h"
 #include "sketch_column.h"
+#include "sketch_sql.h"
 #include "spi_run.h"
 
 #define PAIRS_MIXED_HINT \
@@ -98,10 +100,6 @@
 	"(SELECT pg_catalog.count(*) AS n FROM ONLY %2$s t WHERE t.%1$s IS NOT NULL" \
 	" AND %3$s.similarity(t.%1$s, %4$s::%3$s.minhash) OPERATOR(pg_catalog.<) 0::pg_catalog.float8)"
 #define PAIRS_SUM_SQL "SELECT pg_catalog.sum(s.n) FROM (%s) s"
-
-/* the banding: $1 the probe as text, $2 the threshold, $3 the margin */
-#define PAIRS_BANDING_SQL \
-	"SELECT b.bands, b.rows, b.required, b.lower_threshold FROM %1$s.lsh_banding($1::%1$s.minhash, $2, $3) b"
 
 /* step 1: keys per row; %1$s the keys of row t, %2$s first rows, %3$s sketch column */
 #define PAIRS_KEYS_PER_ROW_SQL \
@@ -259,8 +257,8 @@ typedef struct Pairs
 	int32		seed;
 
 	/* what steps 1-4 run */
+	SketchRule	rule;			/* the kind's fragments and its keys */
 	char	   *keys_of;		/* the bucket keys of row t */
-	int32		required;
 	char	   *summary;		/* a small summary of row t's sketch */
 	const char *summary_type;
 	char	   *close_enough;	/* a necessary test on summaries x, y */
@@ -405,6 +403,24 @@ FindLeaves(Pairs *p)
 		p->first_rows = p->tbl;
 }
 
+/*
+ * Step 0: the fragments of steps 1-4, from the kind's module (sketch_sql.h)
+ * once its keys are planned.
+ */
+static void
+TakeFragments(Pairs *p)
+{
+	const SketchSql *sql = p->rule.sql;
+	const char *s = psprintf("t.%s", p->sketch);
+
+	p->keys_of = sql->keys(&p->rule, s);
+	p->summary = sql->summary(&p->rule, s);
+	p->summary_type = sql->summary_type(&p->rule);
+	p->close_enough = sql->close_enough(&p->rule, "x.summary", "y.summary");
+	p->score = sql->report(&p->rule, "s.sa", "s.sb");
+	p->keep = sql->qualifies(&p->rule, "s.sa", "s.sb");
+}
+
 /* Step 0, simhash: block keys within max_distance bits. */
 static void
 PlanSimhash(Pairs *p)
@@ -416,14 +432,9 @@ PlanSimhash(Pairs *p)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("max_distance %d is out of range", k),
 				 errdetail("max_distance must be between 0 and 6.")));
-	p->keys_of = psprintf("%s.simhash_keys(t.%s, %d::pg_catalog.int4)", p->ndd, p->sketch, k);
-	p->required = 1;
-	p->summary = psprintf("t.%s", p->sketch);
-	p->summary_type = psprintf("%s.simhash", p->ndd);
-	p->close_enough = psprintf("%s.hamming_distance(x.summary, y.summary) OPERATOR(pg_catalog.<=) %d::pg_catalog.int4",
-							   p->ndd, k);
-	p->score = psprintf("%1$s.simhash_cosine(s.sa, s.sb), %1$s.hamming_distance(s.sa, s.sb)", p->ndd);
-	p->keep = psprintf("%s.hamming_distance(s.sa, s.sb) OPERATOR(pg_catalog.<=) %d::pg_catalog.int4", p->ndd, k);
+	SketchRuleInit(&p->rule, SKETCH_SIMHASH, p->ndd, p->threshold, k);
+	SketchRulePlanKeys(&p->rule, 0, 0.0);
+	TakeFragments(p);
 	if (p->progress)
 		ereport(NOTICE, (errmsg("ndd: fingerprints of %s within %d bits", p->tbl, k)));
 }
@@ -534,36 +545,15 @@ ReadSettings(Pairs *p)
 static void
 PlanMinhash(Pairs *p)
 {
-	Oid			types[3] = {TEXTOID, FLOAT8OID, FLOAT8OID};
-	Datum		args[3];
-	bool		isnull;
-	int32		bands,
-				rows;
-	char	   *lower;
+	SketchRule *rule = &p->rule;
 
-	args[0] = CStringGetTextDatum(p->probe);
-	args[1] = Float8GetDatum(p->threshold);
-	args[2] = Float8GetDatum(p->verify_name ? 3.0 : 0.0);
-	Exec(psprintf(PAIRS_BANDING_SQL, p->ndd), 3, types, args, NULL);
-	bands = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	rows = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-	p->required = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
-	lower = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4);
-
-	p->keys_of = psprintf("%s.minhash_band_keys(t.%s, %d::pg_catalog.int4, %d::pg_catalog.int4)",
-						  p->ndd, p->sketch, bands, rows);
-	/* K - (bands - required) positions must agree, so must their low bits */
-	p->summary = psprintf("%s.minhash_lowbits(t.%s)", p->ndd, p->sketch);
-	p->summary_type = "pg_catalog.bytea";
-	p->close_enough = psprintf("%s.minhash_lowbits_agreement(x.summary, y.summary) OPERATOR(pg_catalog.>=) %d::pg_catalog.int4",
-							   p->ndd, bands * rows - bands + p->required);
-	p->score = psprintf("%s.similarity(s.sa, s.sb), NULL::pg_catalog.int4", p->ndd);
-	p->keep = psprintf("%s.similarity(s.sa, s.sb) OPERATOR(pg_catalog.>=) %s::pg_catalog.float8",
-					   p->ndd, quote_literal_cstr(lower));
+	SketchRuleInit(rule, SKETCH_MINHASH, p->ndd, p->threshold, 0);
+	SketchRulePlanKeys(rule, p->num_perm, p->verify_name ? LSH_VERIFY_MARGIN : 0.0);
+	TakeFragments(p);
 	if (p->progress)
 		ereport(NOTICE,
 				(errmsg("ndd: %d bands of %d rows over %s, at least %d matching bands per candidate",
-						bands, rows, p->tbl, p->required)));
+						rule->bands, rule->rows, p->tbl, rule->required)));
 }
 
 /* Step 1: which keys occur more than once. */
@@ -653,7 +643,7 @@ static void
 KeepKeys(Pairs *p)
 {
 	Oid			types[2] = {BYTEAOID, INT4OID};
-	Datum		args[2] = {p->collisions, Int32GetDatum(p->required)};
+	Datum		args[2] = {p->collisions, Int32GetDatum(p->rule.required)};
 	char		nulls[2] = {p->collisions_null ? 'n' : ' ', ' '};
 
 	DropLeftover("ndd_pair_keys");
@@ -672,7 +662,7 @@ KeepKeys(Pairs *p)
 					 errdetail("%s", ElapsedText(p))));
 	}
 	Exec(psprintf(PAIRS_KEYS_TABLE_SQL, p->summary_type), 0, NULL, NULL, NULL);
-	args[1] = Int32GetDatum(p->required - 1);
+	args[1] = Int32GetDatum(p->rule.required - 1);
 	Exec(psprintf(PAIRS_KEYS_SQL, p->rows_of, p->row_id, p->ndd, p->keys_of, p->sketch, p->summary),
 		 2, types, args, nulls);
 	if (p->progress)

@@ -137,6 +137,7 @@
 #include "minhash.h"
 #include "minhash_gin.h"
 #include "guard.h"
+#include "sketch_sql.h"
 #include "sketch_column.h"
 #include "ndd.h"
 #include "simhash.h"
@@ -184,6 +185,26 @@ typedef struct NearDuplicateRule
 	NearDuplicateAction action;
 	int			verify_attnum;	/* text column for exact Jaccard, or 0 */
 } NearDuplicateRule;
+
+/* The kind's SQL (sketch_sql.h) for a rule; schema is ndd's, quoted. */
+static void
+GuardSketchRule(const NearDuplicateRule *rule, const char *schema, SketchRule *kind)
+{
+	SketchRuleInit(kind, rule->simhash ? SKETCH_SIMHASH : SKETCH_MINHASH, schema,
+				   rule->threshold, rule->max_distance);
+}
+
+/*
+ * The row-level check: the key of the nearest qualifying row and its score.
+ * %1$s the key, %2$s the score, %3$s the table, %4$s the test; then the
+ * order of scores, nearest first.  An update (or an AFTER trigger) must not
+ * find the row itself.
+ */
+#define GUARD_CHECK_SQL "SELECT %s, %s FROM %s AS t WHERE %s"
+#define GUARD_CHECK_INSERT_SQL "%s ORDER BY 2 %s LIMIT 1"
+#define GUARD_CHECK_UPDATE_SQL \
+	"%s AND NOT (t.tableoid OPERATOR(pg_catalog.=) $8 AND t.ctid OPERATOR(pg_catalog.=) $3) " \
+	"ORDER BY 2 %s LIMIT 1"
 
 /* The check statements' parameters, the same for every kind of rule. */
 #define CHECK_NARGS 8
@@ -798,8 +819,9 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 {
 	GuardPlans *plans;
 	bool		found;
-	StringInfoData sql;
-	Oid			check_types[CHECK_NARGS] = {sketch_type, rule->simhash ? INT4OID : FLOAT8OID,
+	char	   *sql;
+	SketchRule	kind;
+	Oid			check_types[CHECK_NARGS] = {sketch_type, InvalidOid,
 		TIDOID, TEXTOID, INT4OID, TEXTOID, FLOAT8OID, OIDOID};
 	const char *schema_name = get_namespace_name(nsp);
 	const char *schema = quote_identifier(schema_name);
@@ -809,6 +831,7 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 	const char *table;
 	const char *score;
 	const char *order;
+	const char *row;
 	char	   *match;
 	char	   *key;
 	List	   *members;
@@ -877,53 +900,32 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 	key = KeyExpression(target_rel);
 	table_close(target_rel, AccessShareLock);
 
-	initStringInfo(&sql);
-	/* the index condition finds candidates; the rest decides */
 	/*
-	 * On a foreign table only an immutable condition is sent to the shard
-	 * (% reads a setting, and a ROW() constructor is not shipped): similar(),
-	 * which the shard's own index serves.
+	 * The index condition finds candidates; the rest decides.  On a foreign
+	 * table only an immutable condition is sent to the shard (% reads a
+	 * setting, and a ROW() constructor is not shipped): similar(), which
+	 * the shard's own index serves.
 	 */
-	if (rule->simhash && plans->sharded)
-	{
-		match = psprintf("%s.similar(t.%s, $1, $2)", schema, column);
-		score = psprintf("%s.hamming_distance(t.%s, $1)", schema, column);
-		order = "ASC";
-	}
-	else if (plans->sharded)
-	{
-		match = psprintf("%s.similar(t.%s, $1, $2)", schema, column);
-		score = psprintf("%s.similarity(t.%s, $1)", schema, column);
-		order = "DESC";
-	}
-	else if (rule->simhash)
-	{
-		match = psprintf("t.%s OPERATOR(%s.%%) $1 AND %s.hamming_distance(t.%s, $1) OPERATOR(pg_catalog.<=) $2",
-						 column, schema, schema, column);
-		score = psprintf("%s.hamming_distance(t.%s, $1)", schema, column);
-		order = "ASC";
-	}
-	else
-	{
-		match = psprintf("t.%s OPERATOR(%s.%%) ROW($1, $2)::%s.minhash_query", column, schema, schema);
-		score = psprintf("%s.similarity(t.%s, $1)", schema, column);
-		order = "DESC";
-	}
+	GuardSketchRule(rule, schema, &kind);
+	check_types[1] = kind.sql->limit_type;
+	row = psprintf("t.%s", column);
+	match = plans->sharded ? kind.sql->near_shipped(&kind, row, "$1", "$2") :
+		kind.sql->near(&kind, row, "$1", "$2");
+	score = kind.sql->score(&kind, row, "$1");
+	order = kind.sql->nearest_first;
 	if (rule->verify_attnum > 0)
 	{
 		score = psprintf("%s.jaccard(t.%s, $4, $5, $6)", schema, quote_identifier(trigger->tgargs[3]));
 		match = psprintf("%s AND %s OPERATOR(pg_catalog.>=) $7", match, score);
 		order = "DESC";
 	}
-	resetStringInfo(&sql);
-	appendStringInfo(&sql, "SELECT %s, %s FROM %s AS t WHERE %s", key, score, table, match);
+	sql = psprintf(GUARD_CHECK_SQL, key, score, table, match);
 	plans->check_insert = PrepareAs(RelationOwner(target),
-									psprintf("%s ORDER BY 2 %s LIMIT 1", sql.data, order),
+									psprintf(GUARD_CHECK_INSERT_SQL, sql, order),
 									CHECK_NARGS, check_types);
-	plans->check_update =
-		PrepareAs(RelationOwner(target), psprintf("%s AND NOT (t.tableoid OPERATOR(pg_catalog.=) $8 AND t.ctid OPERATOR(pg_catalog.=) $3) ORDER BY 2 %s LIMIT 1",
-							 sql.data, order),
-					CHECK_NARGS, check_types);
+	plans->check_update = PrepareAs(RelationOwner(target),
+									psprintf(GUARD_CHECK_UPDATE_SQL, sql, order),
+									CHECK_NARGS, check_types);
 	return plans;
 }
 
@@ -1105,6 +1107,283 @@ RunBatchAs(Oid role, const char *sql, Datum *args, Oid *types, int nargs, Snapsh
 }
 
 /*
+ * The statement-level check's batch queries.  %1$s the sketch column, %2$s
+ * the transition table, %3$s the new rows' keys (of n.s), %4$s the keys a
+ * pair must share; step 2: %5$s the score, %6$s the test of a, b; step 3:
+ * %5$s the table, %6$s the stored rows' keys (of t's column), %7$s the key,
+ * %8$s the score, %9$s the test of t, n.
+ */
+#define STATEMENT_NEW_ROWS_SQL \
+	"WITH n AS MATERIALIZED (SELECT pg_catalog.row_number() OVER () AS i, x.%1$s AS s FROM %2$s x WHERE x.%1$s IS NOT NULL), " \
+	"nk AS MATERIALIZED (SELECT n.i, k.k FROM n, pg_catalog.unnest(%3$s) AS k(k)), "
+#define STATEMENT_AMONG_SQL \
+	STATEMENT_NEW_ROWS_SQL \
+	"p AS (SELECT a.i AS ia, b.i AS ib FROM nk a JOIN nk b ON b.k OPERATOR(pg_catalog.=) a.k AND b.i OPERATOR(pg_catalog.>) a.i " \
+	"GROUP BY a.i, b.i HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>=) %4$d::pg_catalog.int8) " \
+	"SELECT %5$s FROM p JOIN n a ON a.i OPERATOR(pg_catalog.=) p.ia JOIN n b ON b.i OPERATOR(pg_catalog.=) p.ib " \
+	"WHERE %6$s LIMIT 1"
+#define STATEMENT_STORED_SQL \
+	STATEMENT_NEW_ROWS_SQL \
+	"tk AS (SELECT t.tableoid AS r, t.ctid AS c, k.k FROM %5$s t, pg_catalog.unnest(%6$s) AS k(k) WHERE t.%1$s IS NOT NULL), " \
+	"p AS (SELECT nk.i, tk.r, tk.c FROM nk JOIN tk ON tk.k OPERATOR(pg_catalog.=) nk.k " \
+	"GROUP BY nk.i, tk.r, tk.c HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>=) %4$d::pg_catalog.int8) " \
+	"SELECT %7$s, %8$s FROM p JOIN n ON n.i OPERATOR(pg_catalog.=) p.i " \
+	"JOIN %5$s t ON t.tableoid OPERATOR(pg_catalog.=) p.r AND t.ctid OPERATOR(pg_catalog.=) p.c " \
+	"WHERE %9$s LIMIT 1"
+
+/* What the statement-level check knows as it goes. */
+typedef struct StatementCheck
+{
+	Trigger    *trigger;
+	Relation	rel;
+	NearDuplicateRule rule;
+	Oid			nsp;
+	Oid			sketch_type;
+	Oid			target;
+	Oid			owner;
+	Tuplestorestate *rows;		/* the transition table */
+	int			reader;			/* our read pointer into it */
+	TupleTableSlot *slot;
+	int64		nrows;			/* new rows with a sketch */
+	double		old_rows;		/* rows stored before, as estimated */
+	SketchRule	kind;			/* the kind's SQL, keys planned */
+	const char *column;			/* the names, quoted */
+	const char *enr;
+	const char *table;
+	const char *key;
+	GuardPlans *plans;			/* for lookups through the index */
+} StatementCheck;
+
+/* The next new row's sketch, through our read pointer; false at the end. */
+static bool
+NextNewSketch(StatementCheck *c, Datum *value)
+{
+	bool		isnull = true;
+
+	tuplestore_select_read_pointer(c->rows, c->reader);
+	while (isnull && tuplestore_gettupleslot(c->rows, true, false, c->slot))
+	{
+		CHECK_FOR_INTERRUPTS();
+		*value = slot_getattr(c->slot, c->rule.sketch_attnum, &isnull);
+	}
+	tuplestore_select_read_pointer(c->rows, 0);
+	return !isnull;
+}
+
+static void
+RewindNewRows(StatementCheck *c)
+{
+	tuplestore_select_read_pointer(c->rows, c->reader);
+	tuplestore_rescan(c->rows);
+	tuplestore_select_read_pointer(c->rows, 0);
+}
+
+/* Step 1: the tokens of every new row (none for a temporary table). */
+static void
+ClaimNewRowsTokens(StatementCheck *c)
+{
+	Datum		value;
+
+	RewindNewRows(c);
+	while (NextNewSketch(c, &value))
+	{
+		c->nrows++;
+		if (c->rel->rd_rel->relpersistence == RELPERSISTENCE_TEMP)
+			continue;
+		if (c->rule.simhash)
+			LockTokens(c->target, SimHashLockTokens(DatumGetSimHash(value), c->rule.max_distance));
+		else
+			LockTokens(c->target, MinHashLockTokens(DatumGetMinHashP(value), c->rule.threshold));
+	}
+}
+
+/*
+ * The rows stored before the statement, as the planner estimates them (the
+ * current size, not the last count); foreign partitions are refused.
+ */
+static double
+StoredRowsEstimate(StatementCheck *c)
+{
+	List	   *members = find_all_inheritors(c->target, AccessShareLock, NULL);
+	ListCell   *lc;
+	double		rows = 0;
+
+	foreach(lc, members)
+	{
+		Relation	member = table_open(lfirst_oid(lc), AccessShareLock);
+
+		if (member->rd_rel->relkind == RELKIND_RELATION ||
+			member->rd_rel->relkind == RELKIND_MATVIEW)
+		{
+			BlockNumber pages;
+			double		tuples;
+			double		allvisfrac;
+
+			estimate_rel_size(member, NULL, &pages, &tuples, &allvisfrac);
+			rows += tuples;
+		}
+		else if (member->rd_rel->relkind == RELKIND_FOREIGN_TABLE)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("trigger \"%s\" fired FOR EACH STATEMENT cannot check relation \"%s\", which has foreign partitions",
+							c->trigger->tgname, RelationGetRelationName(c->rel)),
+					 errhint("Fire it FOR EACH ROW, in REPEATABLE READ transactions.")));
+		table_close(member, AccessShareLock);
+	}
+	/* the estimate counts this statement's rows too */
+	return Max(rows - c->nrows, 0);
+}
+
+/* The names the batch queries use, and the kind's keys: minhash bands suit the first new row's sketch, as the others must. */
+static void
+PlanBatch(StatementCheck *c)
+{
+	Relation	target_rel = table_open(c->target, AccessShareLock);
+	int			num_perm = 0;
+	Datum		value;
+
+	c->column = quote_identifier(c->trigger->tgargs[0]);
+	c->enr = quote_identifier(c->trigger->tgnewtable);
+	c->table = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(target_rel)),
+										  RelationGetRelationName(target_rel));
+	c->key = KeyExpression(target_rel);
+	table_close(target_rel, AccessShareLock);
+
+	GuardSketchRule(&c->rule, quote_identifier(get_namespace_name(c->nsp)), &c->kind);
+	if (!c->rule.simhash)
+	{
+		RewindNewRows(c);
+		if (NextNewSketch(c, &value))
+			num_perm = DatumGetMinHashP(value)->num_perm;
+	}
+	SketchRulePlanKeys(&c->kind, num_perm, 0.0);
+}
+
+/* Step 2: two of the new rows near each other; the detail, or NULL. */
+static char *
+NewRowsAmongThemselves(StatementCheck *c)
+{
+	const SketchSql *sql = c->kind.sql;
+	char	   *score;
+
+	if (c->nrows < 2 ||
+		RunBatchAs(c->owner, psprintf(STATEMENT_AMONG_SQL, c->column, c->enr,
+									  sql->keys(&c->kind, "n.s"), c->kind.required,
+									  sql->score(&c->kind, "a.s", "b.s"),
+									  sql->qualifies(&c->kind, "a.s", "b.s")),
+				   NULL, NULL, 0, InvalidSnapshot) == 0)
+		return NULL;
+	score = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	return c->rule.simhash ?
+		psprintf("Two of the statement's rows are %s bits apart, within the distance %d.",
+				 score, c->rule.max_distance) :
+		psprintf("Two of the statement's rows have similarity %s, at least the threshold %g.",
+				 score, c->rule.threshold);
+}
+
+/* Step 3, few stored rows: one query joins their keys with the new rows'. */
+static bool
+StoredRowsJoined(StatementCheck *c, Snapshot snapshot)
+{
+	const SketchSql *sql = c->kind.sql;
+	const char *t_column = psprintf("t.%s", c->column);
+
+	return RunBatchAs(c->owner, psprintf(STATEMENT_STORED_SQL, c->column, c->enr,
+										 sql->keys(&c->kind, "n.s"), c->kind.required,
+										 c->table, sql->keys(&c->kind, t_column), c->key,
+										 sql->score(&c->kind, t_column, "n.s"),
+										 sql->qualifies(&c->kind, t_column, "n.s")),
+					  NULL, NULL, 0, snapshot) > 0;
+}
+
+/* Step 3, many stored rows: each new row through the index, as the row-level check does. */
+static bool
+StoredRowsByIndex(StatementCheck *c, Snapshot snapshot)
+{
+	Datum		args[CHECK_NARGS];
+	char		nulls[CHECK_NARGS];
+	char	   *distance = c->rule.simhash ? psprintf("%d", c->rule.max_distance) : NULL;
+	GuardState	state;
+	int			ret;
+
+	if (c->plans == NULL)
+	{
+		c->plans = PlansFor(c->trigger, c->nsp, c->sketch_type, &c->rule, c->rule.threshold);
+		for (int i = 0; i < c->plans->ngin_indexes; i++)
+			BoundPendingList(c->plans->gin_indexes[i]);
+	}
+	memset(nulls, ' ', sizeof(nulls));
+	args[1] = c->rule.simhash ? Int32GetDatum(c->rule.max_distance) : Float8GetDatum(c->rule.threshold);
+	args[2] = PointerGetDatum(NULL);
+	nulls[2] = 'n';
+	args[3] = (Datum) 0;
+	nulls[3] = 'n';
+	args[4] = Int32GetDatum(NDD_SHINGLE_SIZE_DEFAULT);
+	args[5] = CStringGetTextDatum("word");
+	args[6] = Float8GetDatum(c->rule.threshold);
+	args[7] = ObjectIdGetDatum(RelationGetRelid(c->rel));
+	RewindNewRows(c);
+	while (NextNewSketch(c, &args[0]))
+	{
+		/* read-only: a read-write run would advance the command id */
+		GuardEnter(&state, c->owner, distance);
+		ret = SPI_execute_snapshot(c->plans->check_insert, args, nulls, snapshot,
+								   InvalidSnapshot, true, false, 1);
+		GuardLeave(&state);
+		if (ret != SPI_OK_SELECT)
+			elog(ERROR, "could not look for near-duplicates: %s", SPI_result_code_string(ret));
+		if (SPI_processed > 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Step 3: a stored row near a new one; the detail, or NULL.  The latest
+ * snapshot, without this statement's rows (command ids from the
+ * statement's own on are not visible to it); under REPEATABLE READ, one
+ * found with the latest must be in the transaction's snapshot too.
+ */
+static char *
+StoredRowsNear(StatementCheck *c)
+{
+	Snapshot	latest = RegisterSnapshot(GetLatestSnapshot());
+	char	   *detail = NULL;
+
+	latest->curcid = GetActiveSnapshot()->curcid;
+	for (int pass = 0; pass < (IsolationUsesXactSnapshot() ? 2 : 1); pass++)
+	{
+		Snapshot	snapshot = pass == 0 ? latest : GetActiveSnapshot();
+		bool		found = c->old_rows <= STATEMENT_SCAN_RATIO * (double) c->nrows ?
+			StoredRowsJoined(c, snapshot) : StoredRowsByIndex(c, snapshot);
+		const char *shown;
+		char	   *score;
+
+		if (!found && pass == 0)
+			break;
+		if (!found)
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("could not serialize access due to a concurrent near-duplicate of a new row for relation \"%s\"",
+							RelationGetRelationName(c->rel)),
+					 errhint("Retry the transaction.")));
+		if (pass == 0 && IsolationUsesXactSnapshot())
+			continue;
+		shown = MayReadRows(c->target) ?
+			psprintf("Key %s", SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1)) :
+			"An existing row";
+		score = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
+		detail = c->rule.simhash ?
+			psprintf("%s is %s bits away, within the distance %d.",
+					 shown, score, c->rule.max_distance) :
+			psprintf("%s has similarity %s, at least the threshold %g.",
+					 shown, score, c->rule.threshold);
+	}
+	UnregisterSnapshot(latest);
+	return detail;
+}
+
+/*
  * Fired AFTER INSERT ... REFERENCING NEW TABLE ... FOR EACH STATEMENT: the
  * statement's rows are checked together, which a bulk load needs, as a
  * row-level check costs one index lookup per row (about 40 entry-tree
@@ -1129,385 +1408,104 @@ RunBatchAs(Oid role, const char *sql, Datum *args, Oid *types, int nargs, Snapsh
 static Datum
 CheckStatement(TriggerData *td)
 {
-	Trigger    *trigger = td->tg_trigger;
-	Relation	rel = td->tg_relation;
-	TupleDesc	tupdesc = RelationGetDescr(rel);
-	NearDuplicateRule rule;
-	Oid			nsp;
-	Oid			sketch_type;
-	Oid			target;
-	Oid			owner;
-	Relation	target_rel;
-	const char *schema;
-	const char *column;
-	const char *table;
-	const char *enr;
-	char	   *key;
-	char	   *keys_of_n;
-	char	   *keys_of_t;
-	char	   *score_nn;
-	char	   *qualifies_nn;
-	char	   *score_tn;
-	char	   *qualifies_tn;
-	int			required;
-	Tuplestorestate *rows = td->tg_newtable;
-	TupleTableSlot *slot;
-	int			reader;
-	int64		nrows = 0;
-	double		old_rows;
-	GuardPlans *plans = NULL;
-	Snapshot	latest;
-	char	   *detail = NULL;
-	double		candidate_threshold;
-	char	   *distance = NULL;
+	StatementCheck c = {0};
+	char	   *detail;
 	MemoryContext outer = CurrentMemoryContext;
 
-	if (rows == NULL)
+	c.trigger = td->tg_trigger;
+	c.rel = td->tg_relation;
+	c.rows = td->tg_newtable;
+	if (c.rows == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("trigger \"%s\" fired FOR EACH STATEMENT needs REFERENCING NEW TABLE",
-						trigger->tgname),
+						c.trigger->tgname),
 				 errhint("For example: CREATE TRIGGER ... AFTER INSERT ON docs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %s('sketch', '0.8').",
 						 GUARD_FUNCTION_NAME)));
-	nsp = get_func_namespace(trigger->tgfoid);
-	ParseRule(trigger, rel, nsp, true, &sketch_type, &rule);
-	if (rule.verify_attnum > 0)
+	c.nsp = get_func_namespace(c.trigger->tgfoid);
+	ParseRule(c.trigger, c.rel, c.nsp, true, &c.sketch_type, &c.rule);
+	if (c.rule.verify_attnum > 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("trigger \"%s\" fired FOR EACH STATEMENT cannot verify with a text column",
-						trigger->tgname),
-				 errhint("Fire it FOR EACH ROW to verify with \"%s\".", trigger->tgargs[3])));
-	target = TriggerTarget(trigger);
-	owner = RelationOwner(target);
-	candidate_threshold = rule.threshold;
-
-	/* 1. the tokens of every new row (none for a temporary table) */
-	slot = MakeSingleTupleTableSlot(tupdesc, &TTSOpsMinimalTuple);
+						c.trigger->tgname),
+				 errhint("Fire it FOR EACH ROW to verify with \"%s\".", c.trigger->tgargs[3])));
+	c.target = TriggerTarget(c.trigger);
+	c.owner = RelationOwner(c.target);
+	c.slot = MakeSingleTupleTableSlot(RelationGetDescr(c.rel), &TTSOpsMinimalTuple);
 	/* a reader of our own, as a scan of the transition table has */
-	reader = tuplestore_alloc_read_pointer(rows, EXEC_FLAG_REWIND);
-	tuplestore_select_read_pointer(rows, reader);
-	tuplestore_rescan(rows);
-	while (tuplestore_gettupleslot(rows, true, false, slot))
-	{
-		bool		isnull;
-		Datum		value = slot_getattr(slot, rule.sketch_attnum, &isnull);
+	c.reader = tuplestore_alloc_read_pointer(c.rows, EXEC_FLAG_REWIND);
 
-		CHECK_FOR_INTERRUPTS();
-		if (isnull)
-			continue;
-		nrows++;
-		if (rel->rd_rel->relpersistence == RELPERSISTENCE_TEMP)
-			continue;
-		if (rule.simhash)
-			LockTokens(target, SimHashLockTokens(DatumGetSimHash(value), rule.max_distance));
-		else
-			LockTokens(target, MinHashLockTokens(DatumGetMinHashP(value), rule.threshold));
-	}
-	tuplestore_select_read_pointer(rows, 0);
-	if (nrows == 0)
+	/* 1. the tokens of every new row */
+	ClaimNewRowsTokens(&c);
+	if (c.nrows == 0)
 	{
-		ExecDropSingleTupleTableSlot(slot);
+		ExecDropSingleTupleTableSlot(c.slot);
 		return PointerGetDatum(NULL);
 	}
-
-	/* the SQL pieces: keys of a sketch, and the test of a pair */
-	schema = quote_identifier(get_namespace_name(nsp));
-	column = quote_identifier(trigger->tgargs[0]);
-	enr = quote_identifier(trigger->tgnewtable);
-	target_rel = table_open(target, AccessShareLock);
-	table = psprintf("%s.%s",
-					 quote_identifier(get_namespace_name(RelationGetNamespace(target_rel))),
-					 quote_identifier(RelationGetRelationName(target_rel)));
-	key = KeyExpression(target_rel);
-	old_rows = 0;
-	{
-		List	   *members = find_all_inheritors(target, AccessShareLock, NULL);
-		ListCell   *lc;
-
-		/* as the planner estimates them: the current size, not the last count */
-		foreach(lc, members)
-		{
-			Relation	member = table_open(lfirst_oid(lc), AccessShareLock);
-
-			if (member->rd_rel->relkind == RELKIND_RELATION ||
-				member->rd_rel->relkind == RELKIND_MATVIEW)
-			{
-				BlockNumber pages;
-				double		tuples;
-				double		allvisfrac;
-
-				estimate_rel_size(member, NULL, &pages, &tuples, &allvisfrac);
-				old_rows += tuples;
-			}
-			else if (member->rd_rel->relkind == RELKIND_FOREIGN_TABLE)
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("trigger \"%s\" fired FOR EACH STATEMENT cannot check relation \"%s\", which has foreign partitions",
-								trigger->tgname, RelationGetRelationName(rel)),
-						 errhint("Fire it FOR EACH ROW, in REPEATABLE READ transactions.")));
-			table_close(member, AccessShareLock);
-		}
-		/* the estimate counts this statement's rows too */
-		old_rows = Max(old_rows - nrows, 0);
-	}
-	table_close(target_rel, AccessShareLock);
-	if (rule.simhash)
-	{
-		required = 1;
-		keys_of_n = psprintf("%s.simhash_keys(n.s, %d::pg_catalog.int4)", schema, rule.max_distance);
-		keys_of_t = psprintf("%s.simhash_keys(t.%s, %d::pg_catalog.int4)", schema, column, rule.max_distance);
-		score_nn = psprintf("%s.hamming_distance(a.s, b.s)", schema);
-		qualifies_nn = psprintf("%s OPERATOR(pg_catalog.<=) %d::pg_catalog.int4", score_nn, rule.max_distance);
-		score_tn = psprintf("%s.hamming_distance(t.%s, n.s)", schema, column);
-		qualifies_tn = psprintf("%s OPERATOR(pg_catalog.<=) %d::pg_catalog.int4", score_tn, rule.max_distance);
-		distance = psprintf("%d", rule.max_distance);
-	}
-	else
-	{
-		int			bands,
-					brows;
-		int			num_perm;
-
-		/* the banding of the first row's sketch; others must match it */
-		tuplestore_select_read_pointer(rows, reader);
-		tuplestore_rescan(rows);
-		num_perm = 0;
-		while (num_perm == 0 && tuplestore_gettupleslot(rows, true, false, slot))
-		{
-			bool		isnull;
-			Datum		value = slot_getattr(slot, rule.sketch_attnum, &isnull);
-
-			if (!isnull)
-				num_perm = DatumGetMinHashP(value)->num_perm;
-		}
-		tuplestore_select_read_pointer(rows, 0);
-		LshBandingForThreshold(num_perm, rule.threshold, &bands, &brows);
-		required = LshRequiredBands(num_perm, bands, brows, rule.threshold);
-		keys_of_n = psprintf("%s.minhash_band_keys(n.s, %d::pg_catalog.int4, %d::pg_catalog.int4)",
-							 schema, bands, brows);
-		keys_of_t = psprintf("%s.minhash_band_keys(t.%s, %d::pg_catalog.int4, %d::pg_catalog.int4)",
-							 schema, column, bands, brows);
-		score_nn = psprintf("%s.similarity(a.s, b.s)", schema);
-		qualifies_nn = psprintf("%s OPERATOR(pg_catalog.>=) %s::pg_catalog.float8", score_nn,
-								quote_literal_cstr(psprintf("%.17g", rule.threshold)));
-		score_tn = psprintf("%s.similarity(t.%s, n.s)", schema, column);
-		qualifies_tn = psprintf("%s OPERATOR(pg_catalog.>=) %s::pg_catalog.float8", score_tn,
-								quote_literal_cstr(psprintf("%.17g", rule.threshold)));
-	}
+	c.old_rows = StoredRowsEstimate(&c);
+	PlanBatch(&c);
 
 	SPI_connect();
 	if (SPI_register_trigger_data(td) != SPI_OK_TD_REGISTER)
 		elog(ERROR, "could not register the transition table");
-
-	/* 2. the new rows among themselves */
-	if (nrows > 1 &&
-		RunBatchAs(owner, psprintf(
-							"WITH n AS MATERIALIZED (SELECT pg_catalog.row_number() OVER () AS i, x.%s AS s FROM %s x WHERE x.%s IS NOT NULL), "
-							"nk AS MATERIALIZED (SELECT n.i, k.k FROM n, pg_catalog.unnest(%s) AS k(k)), "
-							"p AS (SELECT a.i AS ia, b.i AS ib FROM nk a JOIN nk b ON b.k OPERATOR(pg_catalog.=) a.k AND b.i OPERATOR(pg_catalog.>) a.i "
-							"GROUP BY a.i, b.i HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>=) %d::pg_catalog.int8) "
-							"SELECT %s FROM p JOIN n a ON a.i OPERATOR(pg_catalog.=) p.ia JOIN n b ON b.i OPERATOR(pg_catalog.=) p.ib "
-							"WHERE %s LIMIT 1",
-							column, enr, column, keys_of_n, required, score_nn, qualifies_nn),
-				   NULL, NULL, 0, InvalidSnapshot) > 0)
-	{
-		char	   *score = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-
-		detail = MemoryContextStrdup(outer, rule.simhash ?
-									 psprintf("Two of the statement's rows are %s bits apart, within the distance %d.",
-											  score, rule.max_distance) :
-									 psprintf("Two of the statement's rows have similarity %s, at least the threshold %g.",
-											  score, rule.threshold));
-	}
-
-	/*
-	 * 3. the rows stored before: the latest snapshot, without this
-	 * statement's rows (command ids from the statement's own on are not
-	 * visible to it)
-	 */
-	latest = RegisterSnapshot(GetLatestSnapshot());
-	latest->curcid = GetActiveSnapshot()->curcid;
-	for (int pass = 0; detail == NULL && pass < (IsolationUsesXactSnapshot() ? 2 : 1); pass++)
-	{
-		/* under REPEATABLE READ, found with the latest: is it in ours? */
-		Snapshot	snapshot = pass == 0 ? latest : GetActiveSnapshot();
-		char	   *found_key = NULL;
-		char	   *found_score = NULL;
-
-		if (old_rows <= STATEMENT_SCAN_RATIO * (double) nrows)
-		{
-			if (RunBatchAs(owner, psprintf(
-								"WITH n AS MATERIALIZED (SELECT pg_catalog.row_number() OVER () AS i, x.%s AS s FROM %s x WHERE x.%s IS NOT NULL), "
-								"nk AS MATERIALIZED (SELECT n.i, k.k FROM n, pg_catalog.unnest(%s) AS k(k)), "
-								"tk AS (SELECT t.tableoid AS r, t.ctid AS c, k.k FROM %s t, pg_catalog.unnest(%s) AS k(k) WHERE t.%s IS NOT NULL), "
-								"p AS (SELECT nk.i, tk.r, tk.c FROM nk JOIN tk ON tk.k OPERATOR(pg_catalog.=) nk.k "
-								"GROUP BY nk.i, tk.r, tk.c HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>=) %d::pg_catalog.int8) "
-								"SELECT %s, %s FROM p JOIN n ON n.i OPERATOR(pg_catalog.=) p.i "
-								"JOIN %s t ON t.tableoid OPERATOR(pg_catalog.=) p.r AND t.ctid OPERATOR(pg_catalog.=) p.c "
-								"WHERE %s LIMIT 1",
-								column, enr, column, keys_of_n, table, keys_of_t, column, required,
-								key, score_tn, table, qualifies_tn),
-						   NULL, NULL, 0, snapshot) > 0)
-			{
-				found_key = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-				found_score = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
-			}
-		}
-		else
-		{
-			/* each new row through the index, as the row-level check does */
-			Datum		args[CHECK_NARGS];
-			char		nulls[CHECK_NARGS];
-			GuardState	state;
-			int			ret;
-
-			if (plans == NULL)
-			{
-				plans = PlansFor(trigger, nsp, sketch_type, &rule, candidate_threshold);
-				for (int i = 0; i < plans->ngin_indexes; i++)
-					BoundPendingList(plans->gin_indexes[i]);
-			}
-			memset(nulls, ' ', sizeof(nulls));
-			args[1] = rule.simhash ? Int32GetDatum(rule.max_distance) : Float8GetDatum(candidate_threshold);
-			args[2] = PointerGetDatum(NULL);
-			nulls[2] = 'n';
-			args[3] = (Datum) 0;
-			nulls[3] = 'n';
-			args[4] = Int32GetDatum(NDD_SHINGLE_SIZE_DEFAULT);
-			args[5] = CStringGetTextDatum("word");
-			args[6] = Float8GetDatum(rule.threshold);
-			args[7] = ObjectIdGetDatum(RelationGetRelid(rel));
-			tuplestore_select_read_pointer(rows, reader);
-			tuplestore_rescan(rows);
-			while (found_key == NULL && tuplestore_gettupleslot(rows, true, false, slot))
-			{
-				bool		isnull;
-
-				CHECK_FOR_INTERRUPTS();
-				args[0] = slot_getattr(slot, rule.sketch_attnum, &isnull);
-				if (isnull)
-					continue;
-				/* read-only: a read-write run would advance the command id */
-				GuardEnter(&state, owner, distance);
-				ret = SPI_execute_snapshot(plans->check_insert, args, nulls, snapshot,
-										   InvalidSnapshot, true, false, 1);
-				GuardLeave(&state);
-				if (ret != SPI_OK_SELECT)
-					elog(ERROR, "could not look for near-duplicates: %s", SPI_result_code_string(ret));
-				if (SPI_processed > 0)
-				{
-					found_key = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-					found_score = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
-				}
-			}
-			tuplestore_select_read_pointer(rows, 0);
-		}
-		if (pass == 0 && found_key == NULL)
-			break;
-		if (pass == 1 && found_key == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-					 errmsg("could not serialize access due to a concurrent near-duplicate of a new row for relation \"%s\"",
-							RelationGetRelationName(rel)),
-					 errhint("Retry the transaction.")));
-		if (found_key != NULL && (pass == 1 || !IsolationUsesXactSnapshot()))
-		{
-			const char *shown = MayReadRows(target) ? psprintf("Key %s", found_key) : "An existing row";
-
-			detail = MemoryContextStrdup(outer, rule.simhash ?
-										 psprintf("%s is %s bits away, within the distance %d.",
-												  shown, found_score, rule.max_distance) :
-										 psprintf("%s has similarity %s, at least the threshold %g.",
-												  shown, found_score, rule.threshold));
-		}
-	}
-	UnregisterSnapshot(latest);
+	/* 2. the new rows among themselves; 3. the rows stored before */
+	detail = NewRowsAmongThemselves(&c);
+	if (detail == NULL)
+		detail = StoredRowsNear(&c);
+	/* SPI_finish frees what SPI returned */
+	if (detail != NULL)
+		detail = MemoryContextStrdup(outer, detail);
 	SPI_finish();
-	ExecDropSingleTupleTableSlot(slot);
+	ExecDropSingleTupleTableSlot(c.slot);
 	if (detail != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNIQUE_VIOLATION),
 				 errmsg("new row for relation \"%s\" is a near-duplicate of an existing row",
-						RelationGetRelationName(rel)),
+						RelationGetRelationName(c.rel)),
 				 errdetail_internal("%s", detail),
-				 errtablecol(rel, rule.sketch_attnum)));
+				 errtablecol(c.rel, c.rule.sketch_attnum)));
 	return PointerGetDatum(NULL);
 }
 
-/* ndd_reject_near_duplicates(sketch_column [, threshold [, action [, verify_column]]]) */
-PG_FUNCTION_INFO_V1(ndd_reject_near_duplicates);
-Datum
-ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
+/* An update that keeps the sketch (and the text) cannot make a near-duplicate. */
+static bool
+RowUnchanged(TriggerData *td, const NearDuplicateRule *rule, HeapTuple newtuple, Datum value)
 {
-	TriggerData *td = (TriggerData *) fcinfo->context;
-	Trigger    *trigger;
-	Relation	rel;
-	TupleDesc	tupdesc;
-	HeapTuple	newtuple;
-	bool		isnull;
-	Datum		value;
-	NearDuplicateRule rule;
-	Oid			nsp;
-	Oid			sketch_type;
-	GuardPlans *plans;
-	Datum		args[CHECK_NARGS];
-	char		nulls[CHECK_NARGS];
-	double		candidate_threshold = 0;
-	ArrayType  *tokens;
-	int			ret;
-	char	   *distance = NULL;
-	MemoryContext outer;
-	SPIPlanPtr	check;
-	bool		after;
-	Datum		result;
+	TupleDesc	tupdesc = RelationGetDescr(td->tg_relation);
+	bool		oldnull;
+	Datum		old;
+	bool		same;
 
-	if (CALLED_AS_TRIGGER(fcinfo) && TRIGGER_FIRED_AFTER(td->tg_event) &&
-		TRIGGER_FIRED_FOR_STATEMENT(td->tg_event) && TRIGGER_FIRED_BY_INSERT(td->tg_event))
-		return CheckStatement(td);
-	if (!CALLED_AS_TRIGGER(fcinfo) || TRIGGER_FIRED_INSTEAD(td->tg_event) ||
-		!TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
-		!(TRIGGER_FIRED_BY_INSERT(td->tg_event) || TRIGGER_FIRED_BY_UPDATE(td->tg_event)))
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("function \"%s\" must be fired BEFORE or AFTER INSERT OR UPDATE FOR EACH ROW, or AFTER INSERT FOR EACH STATEMENT",
-						GUARD_FUNCTION_NAME)));
-
-	trigger = td->tg_trigger;
-	rel = td->tg_relation;
-	tupdesc = RelationGetDescr(rel);
-	newtuple = TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? td->tg_newtuple : td->tg_trigtuple;
-	after = TRIGGER_FIRED_AFTER(td->tg_event);
-	/* what an AFTER trigger returns is ignored */
-	result = after ? (Datum) 0 : PointerGetDatum(newtuple);
-
-	/* everything we call lives in this function's schema */
-	nsp = get_func_namespace(trigger->tgfoid);
-	ParseRule(trigger, rel, nsp, after, &sketch_type, &rule);
-
-	value = SPI_getbinval(newtuple, tupdesc, rule.sketch_attnum, &isnull);
-	if (isnull)
-		return result;
-	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+	if (!TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+		return false;
+	old = SPI_getbinval(td->tg_trigtuple, tupdesc, rule->sketch_attnum, &oldnull);
+	same = !oldnull && datumIsEqual(old, value, rule->simhash, rule->simhash ? SIMHASH_SIZE : -1);
+	if (same && rule->verify_attnum > 0)
 	{
-		bool		oldnull;
-		Datum		old = SPI_getbinval(td->tg_trigtuple, tupdesc, rule.sketch_attnum, &oldnull);
-		bool		same = !oldnull && datumIsEqual(old, value, rule.simhash,
-													rule.simhash ? SIMHASH_SIZE : -1);
+		Datum		old_text = SPI_getbinval(td->tg_trigtuple, tupdesc, rule->verify_attnum, &oldnull);
+		bool		newnull;
+		Datum		new_text = SPI_getbinval(newtuple, tupdesc, rule->verify_attnum, &newnull);
 
-		/* an unchanged sketch (and text) cannot become a near-duplicate */
-		if (same && rule.verify_attnum > 0)
-		{
-			Datum		old_text = SPI_getbinval(td->tg_trigtuple, tupdesc, rule.verify_attnum, &oldnull);
-			bool		newnull;
-			Datum		new_text = SPI_getbinval(newtuple, tupdesc, rule.verify_attnum, &newnull);
-
-			same = oldnull == newnull && (oldnull || datumIsEqual(old_text, new_text, false, -1));
-		}
-		if (same)
-			return result;
+		same = oldnull == newnull && (oldnull || datumIsEqual(old_text, new_text, false, -1));
 	}
+	return same;
+}
 
-	memset(nulls, ' ', sizeof(nulls));
+/*
+ * The check's parameters for a row's sketch (value), and the tokens its
+ * near-duplicates claim too.  With a verify column the candidates reach
+ * the threshold less LSH_VERIFY_MARGIN standard deviations, and the text
+ * is shingled as the sketch was.
+ */
+static ArrayType *
+RowCheckArgs(TriggerData *td, const NearDuplicateRule *rule, HeapTuple newtuple,
+			 Datum value, Datum *args, char *nulls, double *candidate_threshold)
+{
+	bool		after = TRIGGER_FIRED_AFTER(td->tg_event);
+	MinHash    *mh;
+
+	memset(nulls, ' ', CHECK_NARGS);
 	args[0] = value;
 	/* the row itself, which an AFTER trigger's lookup finds */
 	args[2] = PointerGetDatum(after ? &newtuple->t_self : &td->tg_trigtuple->t_self);
@@ -1515,50 +1513,46 @@ ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
 	nulls[3] = 'n';
 	args[4] = Int32GetDatum(NDD_SHINGLE_SIZE_DEFAULT);
 	args[5] = CStringGetTextDatum("word");
-	args[6] = Float8GetDatum(rule.threshold);
-	args[7] = ObjectIdGetDatum(RelationGetRelid(rel));
-	if (rule.verify_attnum > 0)
+	args[6] = Float8GetDatum(rule->threshold);
+	args[7] = ObjectIdGetDatum(RelationGetRelid(td->tg_relation));
+	if (rule->verify_attnum > 0)
 	{
 		bool		textnull;
 
-		args[3] = SPI_getbinval(newtuple, tupdesc, rule.verify_attnum, &textnull);
+		args[3] = SPI_getbinval(newtuple, RelationGetDescr(td->tg_relation), rule->verify_attnum, &textnull);
 		nulls[3] = textnull ? 'n' : ' ';
 	}
-	if (rule.simhash)
+	*candidate_threshold = rule->threshold;
+	if (rule->simhash)
 	{
-		args[1] = Int32GetDatum(rule.max_distance);
-		tokens = SimHashLockTokens(DatumGetSimHash(value), rule.max_distance);
-		distance = psprintf("%d", rule.max_distance);
+		args[1] = Int32GetDatum(rule->max_distance);
+		return SimHashLockTokens(DatumGetSimHash(value), rule->max_distance);
 	}
-	else
+	mh = DatumGetMinHashP(value);
+	if (rule->verify_attnum > 0)
 	{
-		MinHash    *mh = DatumGetMinHashP(value);
-
-		candidate_threshold = rule.threshold;
-		if (rule.verify_attnum > 0)
-		{
-			if (mh->source != MINHASH_SOURCE_WORD && mh->source != MINHASH_SOURCE_CHAR)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("cannot verify sketches made from arrays against a text column"),
-						 errdetail("Trigger \"%s\" names column \"%s\" to verify with, but the sketch has unit=%s.",
-								   trigger->tgname, trigger->tgargs[3], MinHashSourceName(mh->source))));
-			candidate_threshold = LshMarginThreshold(mh->num_perm, rule.threshold, LSH_VERIFY_MARGIN);
-			args[4] = Int32GetDatum(mh->shingle_size);
-			args[5] = CStringGetTextDatum(MinHashSourceName(mh->source));
-		}
-		args[1] = Float8GetDatum(candidate_threshold);
-		tokens = MinHashLockTokens(mh, candidate_threshold);
+		if (mh->source != MINHASH_SOURCE_WORD && mh->source != MINHASH_SOURCE_CHAR)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot verify sketches made from arrays against a text column"),
+					 errdetail("Trigger \"%s\" names column \"%s\" to verify with, but the sketch has unit=%s.",
+							   td->tg_trigger->tgname, td->tg_trigger->tgargs[3],
+							   MinHashSourceName(mh->source))));
+		*candidate_threshold = LshMarginThreshold(mh->num_perm, rule->threshold, LSH_VERIFY_MARGIN);
+		args[4] = Int32GetDatum(mh->shingle_size);
+		args[5] = CStringGetTextDatum(MinHashSourceName(mh->source));
 	}
+	args[1] = Float8GetDatum(*candidate_threshold);
+	return MinHashLockTokens(mh, *candidate_threshold);
+}
 
-	outer = CurrentMemoryContext;
-	SPI_connect();
-	plans = PlansFor(trigger, nsp, sketch_type, &rule, candidate_threshold);
-
-	/*
-	 * 1. claim the tokens every near-duplicate of this row claims too (no
-	 * other session can write a temporary table)
-	 */
+/*
+ * Step 1: claim the tokens every near-duplicate of this row claims too (no
+ * other session can write a temporary table).
+ */
+static void
+ClaimRowTokens(Trigger *trigger, Relation rel, Oid nsp, GuardPlans *plans, ArrayType *tokens)
+{
 	if (plans->sharded)
 	{
 		/*
@@ -1581,80 +1575,146 @@ ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
 	}
 	else if (rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP)
 		LockTokens(plans->target, tokens);
+}
 
-	/* 2. look for a near-duplicate, through the index when there is one */
+/*
+ * Step 2: look for a near-duplicate, through the index when there is one;
+ * true when one is found (its key and score in SPI_tuptable).  The
+ * transaction's snapshot under REPEATABLE READ cannot see a near-duplicate
+ * committed since it was taken, even by the inserter we waited for: look
+ * with the latest snapshot, and fail if it finds one that ours cannot see.
+ */
+static bool
+LookForNearDuplicate(Relation rel, GuardPlans *plans, SPIPlanPtr check,
+					 Datum *args, char *nulls, const char *distance)
+{
+	Oid			owner = RelationOwner(plans->target);
+	int			ret;
+
 	for (int i = 0; i < plans->ngin_indexes; i++)
 		BoundPendingList(plans->gin_indexes[i]);
-	check = (after || TRIGGER_FIRED_BY_UPDATE(td->tg_event)) ? plans->check_update : plans->check_insert;
 	if (IsolationUsesXactSnapshot())
 	{
-		/*
-		 * The transaction's snapshot cannot see a near-duplicate committed
-		 * since it was taken, even by the inserter we waited for: look with
-		 * the latest snapshot, and fail if it finds one that ours cannot see.
-		 */
-		ret = RunAs(RelationOwner(plans->target), check, args, nulls, 1, distance,
-					GetLatestSnapshot());
+		ret = RunAs(owner, check, args, nulls, 1, distance, GetLatestSnapshot());
 		if (ret != SPI_OK_SELECT)
 			elog(ERROR, "could not look for near-duplicates: %s", SPI_result_code_string(ret));
-		if (SPI_processed > 0)
-		{
-			ret = RunAs(RelationOwner(plans->target), check, args, nulls, 1, distance,
-						InvalidSnapshot);
-			if (ret == SPI_OK_SELECT && SPI_processed == 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-						 errmsg("could not serialize access due to a concurrent near-duplicate of the new row for relation \"%s\"",
-								RelationGetRelationName(rel)),
-						 errhint("Retry the transaction.")));
-		}
+		if (SPI_processed == 0)
+			return false;
+		ret = RunAs(owner, check, args, nulls, 1, distance, InvalidSnapshot);
+		if (ret == SPI_OK_SELECT && SPI_processed == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("could not serialize access due to a concurrent near-duplicate of the new row for relation \"%s\"",
+							RelationGetRelationName(rel)),
+					 errhint("Retry the transaction.")));
 	}
 	else
-		ret = RunAs(RelationOwner(plans->target), check, args, nulls, 1, distance,
-					InvalidSnapshot);
+		ret = RunAs(owner, check, args, nulls, 1, distance, InvalidSnapshot);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "could not look for near-duplicates: %s", SPI_result_code_string(ret));
+	return SPI_processed > 0;
+}
 
-	if (SPI_processed > 0)
+/* What the error says of the row found, naming it only to a role that could read it. */
+static char *
+FoundDetail(GuardPlans *plans, const NearDuplicateRule *rule)
+{
+	char	   *score = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
+	const char *key = "An existing row";
+
+	if (MayReadRows(plans->target))
 	{
-		char	   *score = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
-		const char *key = "An existing row";
-		char	   *detail;
+		char	   *shown = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
 
-		/* name the row only to a role that could read it */
-		if (MayReadRows(plans->target))
-		{
-			char	   *shown = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-
-			key = psprintf("Key %s", shown ? shown : "?");
-		}
-		if (rule.verify_attnum > 0)
-			detail = psprintf("%s has exact Jaccard similarity %s, at least the threshold %g.",
-							  key, score, rule.threshold);
-		else if (rule.simhash)
-			detail = psprintf("%s is %s bits away, within the distance %d.",
-							  key, score, rule.max_distance);
-		else
-			detail = psprintf("%s has similarity %s, at least the threshold %g.",
-							  key, score, rule.threshold);
-		/* SPI_finish frees what SPI returned */
-		detail = MemoryContextStrdup(outer, detail);
-		SPI_finish();
-		if (rule.action == ACTION_SKIP)
-		{
-			ereport(NOTICE,
-					(errmsg("skipping a near-duplicate row for relation \"%s\"",
-							RelationGetRelationName(rel)),
-					 errdetail_internal("%s", detail)));
-			return PointerGetDatum(NULL);
-		}
-		ereport(ERROR,
-				(errcode(ERRCODE_UNIQUE_VIOLATION),
-				 errmsg("new row for relation \"%s\" is a near-duplicate of an existing row",
-						RelationGetRelationName(rel)),
-				 errdetail_internal("%s", detail),
-				 errtablecol(rel, rule.sketch_attnum)));
+		key = psprintf("Key %s", shown ? shown : "?");
 	}
+	if (rule->verify_attnum > 0)
+		return psprintf("%s has exact Jaccard similarity %s, at least the threshold %g.",
+						key, score, rule->threshold);
+	if (rule->simhash)
+		return psprintf("%s is %s bits away, within the distance %d.",
+						key, score, rule->max_distance);
+	return psprintf("%s has similarity %s, at least the threshold %g.",
+					key, score, rule->threshold);
+}
+
+/* ndd_reject_near_duplicates(sketch_column [, threshold [, action [, verify_column]]]) */
+PG_FUNCTION_INFO_V1(ndd_reject_near_duplicates);
+Datum
+ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	Trigger    *trigger;
+	Relation	rel;
+	HeapTuple	newtuple;
+	bool		isnull;
+	Datum		value;
+	NearDuplicateRule rule;
+	Oid			nsp;
+	Oid			sketch_type;
+	GuardPlans *plans;
+	Datum		args[CHECK_NARGS];
+	char		nulls[CHECK_NARGS];
+	double		candidate_threshold;
+	ArrayType  *tokens;
+	char	   *detail = NULL;
+	MemoryContext outer = CurrentMemoryContext;
+	bool		after;
+	Datum		result;
+
+	if (CALLED_AS_TRIGGER(fcinfo) && TRIGGER_FIRED_AFTER(td->tg_event) &&
+		TRIGGER_FIRED_FOR_STATEMENT(td->tg_event) && TRIGGER_FIRED_BY_INSERT(td->tg_event))
+		return CheckStatement(td);
+	if (!CALLED_AS_TRIGGER(fcinfo) || TRIGGER_FIRED_INSTEAD(td->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
+		!(TRIGGER_FIRED_BY_INSERT(td->tg_event) || TRIGGER_FIRED_BY_UPDATE(td->tg_event)))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("function \"%s\" must be fired BEFORE or AFTER INSERT OR UPDATE FOR EACH ROW, or AFTER INSERT FOR EACH STATEMENT",
+						GUARD_FUNCTION_NAME)));
+
+	trigger = td->tg_trigger;
+	rel = td->tg_relation;
+	newtuple = TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? td->tg_newtuple : td->tg_trigtuple;
+	after = TRIGGER_FIRED_AFTER(td->tg_event);
+	/* what an AFTER trigger returns is ignored */
+	result = after ? (Datum) 0 : PointerGetDatum(newtuple);
+
+	/* everything we call lives in this function's schema */
+	nsp = get_func_namespace(trigger->tgfoid);
+	ParseRule(trigger, rel, nsp, after, &sketch_type, &rule);
+	value = SPI_getbinval(newtuple, RelationGetDescr(rel), rule.sketch_attnum, &isnull);
+	if (isnull || RowUnchanged(td, &rule, newtuple, value))
+		return result;
+	tokens = RowCheckArgs(td, &rule, newtuple, value, args, nulls, &candidate_threshold);
+
+	SPI_connect();
+	plans = PlansFor(trigger, nsp, sketch_type, &rule, candidate_threshold);
+	/* 1. the tokens; 2. the lookup */
+	ClaimRowTokens(trigger, rel, nsp, plans, tokens);
+	if (LookForNearDuplicate(rel, plans,
+							 (after || TRIGGER_FIRED_BY_UPDATE(td->tg_event)) ?
+							 plans->check_update : plans->check_insert,
+							 args, nulls,
+							 rule.simhash ? psprintf("%d", rule.max_distance) : NULL))
+		/* SPI_finish frees what SPI returned */
+		detail = MemoryContextStrdup(outer, FoundDetail(plans, &rule));
 	SPI_finish();
-	return result;
+	if (detail == NULL)
+		return result;
+	if (rule.action == ACTION_SKIP)
+	{
+		ereport(NOTICE,
+				(errmsg("skipping a near-duplicate row for relation \"%s\"",
+						RelationGetRelationName(rel)),
+				 errdetail_internal("%s", detail)));
+		return PointerGetDatum(NULL);
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_UNIQUE_VIOLATION),
+			 errmsg("new row for relation \"%s\" is a near-duplicate of an existing row",
+					RelationGetRelationName(rel)),
+			 errdetail_internal("%s", detail),
+			 errtablecol(rel, rule.sketch_attnum)));
+	return result;				/* keep the compiler quiet */
 }

@@ -56,6 +56,7 @@
 #include "ndd.h"
 #include "simhash.h"
 #include "sketch_column.h"
+#include "sketch_sql.h"
 
 #define MAINTAIN_FUNCTION_NAME "ndd_maintain_clusters_trigger"
 
@@ -169,7 +170,8 @@ ClusterPlansFor(Trigger *trigger, Relation rel, Oid nsp, Oid sketch_type, bool s
 	const char *schema = quote_identifier(schema_name);
 	const char *sketch = quote_identifier(trigger->tgargs[ARG_SKETCH_COLUMN]);
 	const char *id = quote_identifier(trigger->tgargs[ARG_ID_COLUMN]);
-	Oid			near_types[3] = {sketch_type, simhash ? INT4OID : FLOAT8OID, INT8OID};
+	Oid			near_types[3] = {sketch_type, InvalidOid, INT8OID};
+	SketchRule	kind;
 	Oid			member_types[1] = {INT8OID};
 	List	   *members;
 	ListCell   *lc;
@@ -241,11 +243,9 @@ ClusterPlansFor(Trigger *trigger, Relation rel, Oid nsp, Oid sketch_type, bool s
 	table_close(target_rel, AccessShareLock);
 	mapping = psprintf("%s.%s", quote_identifier(trigger->tgargs[ARG_MAPPING_SCHEMA]),
 					   quote_identifier(trigger->tgargs[ARG_MAPPING_TABLE]));
-	if (simhash)
-		near = psprintf("t.%s OPERATOR(%s.%%) $1 AND %s.hamming_distance(t.%s, $1) OPERATOR(pg_catalog.<=) $2",
-						sketch, schema, schema, sketch);
-	else
-		near = psprintf("t.%s OPERATOR(%s.%%) ROW($1, $2)::%s.minhash_query", sketch, schema, schema);
+	SketchRuleInit(&kind, simhash ? SKETCH_SIMHASH : SKETCH_MINHASH, schema, threshold, 0);
+	near = kind.sql->near(&kind, psprintf("t.%s", sketch), "$1", "$2");
+	near_types[1] = kind.sql->limit_type;
 
 	owner = RelationOwner(plans->target);
 	plans->near = PrepareAs(owner,

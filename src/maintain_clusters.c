@@ -56,6 +56,7 @@
 #include "guard.h"
 #include "ndd.h"
 #include "sketch_column.h"
+#include "sketch_sql.h"
 #include "spi_run.h"
 
 /*
@@ -69,16 +70,6 @@
 /* 0. a TRUNCATE empties the cluster table */
 #define STEP_TRUNCATE_SQL \
 	"TRUNCATE %1$s"
-
-/*
- * Row t is a near-duplicate of row r: %1$s the sketch column, %2$s ndd's
- * schema; $2 the threshold (minhash), $3 the distance (simhash).
- */
-#define STEP_NEAR_MINHASH_PAIR \
-	"t.%1$s OPERATOR(%2$s.%%) ROW(r.%1$s, $2)::%2$s.minhash_query"
-#define STEP_NEAR_SIMHASH_PAIR \
-	"t.%1$s OPERATOR(%2$s.%%) r.%1$s " \
-	"AND %2$s.hamming_distance(t.%1$s, r.%1$s) OPERATOR(pg_catalog.<=) $3"
 
 /* the ids of the near-duplicates of id $1: %1$s the table, %2$s the id column, %3$s the pair */
 #define STEP_NEAR_SQL \
@@ -453,8 +444,14 @@ ApplyClusterChange(Oid ndd_nsp, const ClusterChange *c)
 	{
 		const char *table = RegclassText(c->tbl);
 		const char *id = quote_identifier(c->id_column);
-		const char *pair = psprintf(c->has_max_distance ? STEP_NEAR_SIMHASH_PAIR : STEP_NEAR_MINHASH_PAIR,
-									quote_identifier(c->sketch_column), s.ndd);
+		const char *sketch = quote_identifier(c->sketch_column);
+		SketchRule	kind;
+		const char *pair;
+
+		/* row t is near row r: $2 the threshold (minhash), $3 the distance (simhash) */
+		SketchRuleInit(&kind, c->has_max_distance ? SKETCH_SIMHASH : SKETCH_MINHASH, s.ndd, 0, 0);
+		pair = kind.sql->near(&kind, psprintf("t.%s", sketch), psprintf("r.%s", sketch),
+							  c->has_max_distance ? "$3" : "$2");
 
 		s.near = psprintf(STEP_NEAR_SQL, table, id, pair);
 		s.pairs = psprintf(STEP_PAIRS_SQL, table, id, pair);

@@ -56,7 +56,7 @@ MinhashNear(const SketchRule *rule, const char *r, const char *q, const char *li
 }
 
 static char *
-MinhashNearShipped(const SketchRule *rule, const char *r, const char *q, const char *limit)
+MinhashNearImmutable(const SketchRule *rule, const char *r, const char *q, const char *limit)
 {
 	return psprintf("%s.similar(%s, %s, %s)", rule->ndd, r, q, limit);
 }
@@ -94,7 +94,7 @@ const SketchSql minhash_sql = {
 	.qualifies = MinhashQualifies,
 	.report = MinhashReport,
 	.near = MinhashNear,
-	.near_shipped = MinhashNearShipped,
+	.near_immutable = MinhashNearImmutable,
 	.summary = MinhashSummary,
 	.summary_type = MinhashSummaryType,
 	.close_enough = MinhashCloseEnough,

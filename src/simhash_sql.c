@@ -54,7 +54,7 @@ SimhashNear(const SketchRule *rule, const char *r, const char *q, const char *li
 }
 
 static char *
-SimhashNearShipped(const SketchRule *rule, const char *r, const char *q, const char *limit)
+SimhashNearImmutable(const SketchRule *rule, const char *r, const char *q, const char *limit)
 {
 	return psprintf("%s.similar(%s, %s, %s)", rule->ndd, r, q, limit);
 }
@@ -88,7 +88,7 @@ const SketchSql simhash_sql = {
 	.qualifies = SimhashQualifies,
 	.report = SimhashReport,
 	.near = SimhashNear,
-	.near_shipped = SimhashNearShipped,
+	.near_immutable = SimhashNearImmutable,
 	.summary = SimhashSummary,
 	.summary_type = SimhashSummaryType,
 	.close_enough = SimhashCloseEnough,

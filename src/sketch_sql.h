@@ -57,8 +57,12 @@ struct SketchSql
 	char	   *(*report) (const SketchRule *rule, const char *a, const char *b);
 	/* an index-served test that row r is near q, limit the threshold or distance */
 	char	   *(*near) (const SketchRule *rule, const char *r, const char *q, const char *limit);
-	/* the same test as an immutable call, which postgres_fdw sends to a shard */
-	char	   *(*near_shipped) (const SketchRule *rule, const char *r, const char *q, const char *limit);
+	/*
+	 * the same test as an immutable call, similar(): what postgres_fdw sends
+	 * to a shard, and what the planner's support function (similar_support.c)
+	 * turns into an index condition
+	 */
+	char	   *(*near_immutable) (const SketchRule *rule, const char *r, const char *q, const char *limit);
 
 	/* discovery's cheap test of two rows before their sketches are read */
 	char	   *(*summary) (const SketchRule *rule, const char *s);

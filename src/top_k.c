@@ -34,37 +34,38 @@
 
 #include "minhash.h"
 #include "sketch_column.h"
+#include "sketch_sql.h"
 #include "spi_run.h"
 
 /*
- * The statements, with their positional arguments: %1$s ndd's schema,
- * %2$s the sketch column, %3$s the id column, %4$s the id as it orders,
- * %5$s the table.  Parameters: $1 the query; then as each says.
+ * The statements.  Parameters: $1 the query; then as each says.  Steps 1-3
+ * take %1$s the id column, %2$s the score of row t (sketch_sql.h), %3$s the
+ * table, %4$s the rows they read, %5$s the id as it orders.
  */
 
-/* step 0 ($2 tbl, $3 sketch column, $4 id column, $5 k) */
+/* step 0 (%s ndd's schema; $2 tbl, $3 sketch column, $4 id column, $5 k) */
 #define TOPK_COUNT_SQL \
 	"SELECT c.ids, c.similarities, c.postings, c.index_name, c.lists_unread " \
-	"FROM %1$s.minhash_index_top_k($2, $3, $4, $1, $5) c"
+	"FROM %s.minhash_index_top_k($2, $3, $4, $1, $5) c"
 
-/* step 1: the top $3 of the rows at least $2 similar */
+/* step 1: the top $3 of the rows at least $2 similar (%4$s: the test) */
 #define TOPK_PASS_SQL \
-	"SELECT t.%3$s::pg_catalog.int8, %1$s.similarity(t.%2$s, $1) " \
-	"FROM %5$s t WHERE %1$s.similar(t.%2$s, $1, $2) " \
-	"ORDER BY 2 DESC, %4$s LIMIT $3"
+	"SELECT t.%1$s::pg_catalog.int8, %2$s " \
+	"FROM %3$s t WHERE %4$s " \
+	"ORDER BY 2 DESC, %5$s LIMIT $3"
 
-/* step 2: $3 rows of similarity below $2 (that is, 0), by smallest id */
+/* step 2: $3 rows of similarity below $2 (that is, 0), by smallest id (%4$s: the sketch) */
 #define TOPK_REST_SQL \
-	"SELECT t.%3$s::pg_catalog.int8, %1$s.similarity(t.%2$s, $1) " \
-	"FROM %5$s t WHERE t.%2$s IS NOT NULL " \
-	"AND %1$s.similarity(t.%2$s, $1) OPERATOR(pg_catalog.<) $2 " \
-	"ORDER BY %4$s LIMIT $3"
+	"SELECT t.%1$s::pg_catalog.int8, %2$s " \
+	"FROM %3$s t WHERE %4$s IS NOT NULL " \
+	"AND %2$s OPERATOR(pg_catalog.<) $2 " \
+	"ORDER BY %5$s LIMIT $3"
 
-/* step 3: the top $2 of every row */
+/* step 3: the top $2 of every row (%4$s: the sketch) */
 #define TOPK_SCAN_SQL \
-	"SELECT t.%3$s::pg_catalog.int8, %1$s.similarity(t.%2$s, $1) " \
-	"FROM %5$s t WHERE t.%2$s IS NOT NULL " \
-	"ORDER BY 2 DESC, %4$s LIMIT $2"
+	"SELECT t.%1$s::pg_catalog.int8, %2$s " \
+	"FROM %3$s t WHERE %4$s IS NOT NULL " \
+	"ORDER BY 2 DESC, %5$s LIMIT $2"
 
 /* the names of the indexes in an EXPLAIN (FORMAT JSON) plan ($1) */
 #define TOPK_PLAN_INDEXES_SQL \
@@ -77,7 +78,13 @@ typedef struct TopK
 	Oid			relid;
 	const char *sketch_name;	/* the columns as given */
 	const char *id_name;
-	const char *sql_names[5];	/* the %1$s .. %5$s of the statements */
+	const char *ndd;			/* the names, quoted */
+	const char *id;
+	const char *table;
+	const char *sketch;			/* t's sketch */
+	const char *id_order;		/* the id as it orders */
+	const char *score;			/* t's similarity to the query, $1 */
+	const char *near;			/* t reaches the threshold $2 */
 	Oid			query_type;
 	Datum		query;
 	int			num_perm;
@@ -87,11 +94,11 @@ typedef struct TopK
 	TupleDesc	out_desc;
 } TopK;
 
+/* Steps 1-3: reading rows (the sketch, or a test on it) */
 static char *
-Statement(const TopK *t, const char *format)
+Statement(const TopK *t, const char *format, const char *rows)
 {
-	return psprintf(format, t->sql_names[0], t->sql_names[1], t->sql_names[2],
-					t->sql_names[3], t->sql_names[4]);
+	return psprintf(format, t->id, t->score, t->table, rows, t->id_order);
 }
 
 static char *
@@ -130,7 +137,7 @@ EmitRest(TopK *t, int wanted)
 	if (t->progress)
 		ereport(NOTICE,
 				(errmsg("ndd: the other %d rows at similarity 0, by %s", wanted, t->id_name)));
-	Run(Statement(t, TOPK_REST_SQL), 3, types, args);
+	Run(Statement(t, TOPK_REST_SQL, t->sketch), 3, types, args);
 	EmitRows(t, SPI_tuptable);
 }
 
@@ -152,7 +159,7 @@ ByCounting(TopK *t)
 	args[2] = DirectFunctionCall1(namein, CStringGetDatum(t->sketch_name));
 	args[3] = DirectFunctionCall1(namein, CStringGetDatum(t->id_name));
 	args[4] = Int32GetDatum(t->k);
-	Run(Statement(t, TOPK_COUNT_SQL), 5, types, args);
+	Run(psprintf(TOPK_COUNT_SQL, t->ndd), 5, types, args);
 	row = SPI_tuptable->vals[0];
 	desc = SPI_tuptable->tupdesc;
 	(void) SPI_getbinval(row, desc, 1, &isnull);
@@ -191,7 +198,7 @@ ExactThreshold(const TopK *t)
 	bool		isnull;
 	Datum		lowest;
 
-	Run(psprintf("SELECT %s.minhash_index_exact_threshold($1, $2)", t->sql_names[0]), 2, types, args);
+	Run(psprintf("SELECT %s.minhash_index_exact_threshold($1, $2)", t->ndd), 2, types, args);
 	lowest = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	return isnull ? get_float8_nan() : DatumGetFloat8(lowest);
 }
@@ -221,7 +228,7 @@ PassIndexes(const TopK *t, const char *pass, Oid *types, Datum *args)
 static bool
 ByPasses(TopK *t, int lowest_m, SPITupleTable **found)
 {
-	char	   *pass = Statement(t, TOPK_PASS_SQL);
+	char	   *pass = Statement(t, TOPK_PASS_SQL, t->near);
 	int			m = t->num_perm;
 
 	*found = NULL;
@@ -269,7 +276,7 @@ ByScan(TopK *t, double lowest)
 				 errdetail("Column \"%s\" has no minhash_ops index.", t->sketch_name) :
 				 errdetail("Its minhash_ops indexes are exact down to similarity %s, and fewer than %d rows reach it.",
 						   Float8Text(lowest), t->k)));
-	Run(Statement(t, TOPK_SCAN_SQL), 2, types, args);
+	Run(Statement(t, TOPK_SCAN_SQL, t->sketch), 2, types, args);
 	EmitRows(t, SPI_tuptable);
 }
 
@@ -281,6 +288,7 @@ Prepare(TopK *t, FunctionCallInfo fcinfo)
 	SketchColumn sketch;
 	Oid			id_type;
 	const char *id_q;
+	SketchRule	kind;
 
 	t->relid = PG_GETARG_OID(0);
 	t->sketch_name = NameStr(*PG_GETARG_NAME(1));
@@ -298,13 +306,17 @@ Prepare(TopK *t, FunctionCallInfo fcinfo)
 	t->num_perm = DatumGetMinHashP(t->query)->num_perm;
 
 	id_q = quote_identifier(t->id_name);
-	t->sql_names[0] = quote_identifier(get_namespace_name(ndd_nsp));
-	t->sql_names[1] = quote_identifier(t->sketch_name);
-	t->sql_names[2] = id_q;
+	t->ndd = quote_identifier(get_namespace_name(ndd_nsp));
+	t->id = id_q;
+	t->table = QualifiedTableName(t->relid);
+	t->sketch = psprintf("t.%s", quote_identifier(t->sketch_name));
 	/* an integer orders as its bigint does, and a btree on it serves step 2 */
-	t->sql_names[3] = (id_type == INT2OID || id_type == INT4OID || id_type == INT8OID) ?
+	t->id_order = (id_type == INT2OID || id_type == INT4OID || id_type == INT8OID) ?
 		psprintf("t.%s", id_q) : psprintf("t.%s::pg_catalog.int8", id_q);
-	t->sql_names[4] = QualifiedTableName(t->relid);
+	/* similar(), which a shard is sent and the planner turns into an index scan */
+	SketchRuleInit(&kind, SKETCH_MINHASH, t->ndd, 0, 0);
+	t->score = kind.sql->score(&kind, t->sketch, "$1");
+	t->near = kind.sql->near_immutable(&kind, t->sketch, "$1", "$2");
 }
 
 PG_FUNCTION_INFO_V1(near_duplicate_top_k);

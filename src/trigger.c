@@ -909,7 +909,7 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 	GuardSketchRule(rule, schema, &kind);
 	check_types[1] = kind.sql->limit_type;
 	row = psprintf("t.%s", column);
-	match = plans->sharded ? kind.sql->near_shipped(&kind, row, "$1", "$2") :
+	match = plans->sharded ? kind.sql->near_immutable(&kind, row, "$1", "$2") :
 		kind.sql->near(&kind, row, "$1", "$2");
 	score = kind.sql->score(&kind, row, "$1");
 	order = kind.sql->nearest_first;

@@ -57,3 +57,7 @@ AS 'MODULE_PATHNAME', 'near_duplicate_pairs'
 LANGUAGE C VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 SET enable_nestloop = off;
+
+-- ndd_check_cluster_indexes: no longer used, ndd_maintain_clusters checks
+-- the indexes itself (its C symbol stays for the older install scripts)
+DROP FUNCTION ndd_check_cluster_indexes(regclass, name, float8);

@@ -1423,14 +1423,6 @@ LANGUAGE C STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION ndd_claim_cluster_lock(regclass) IS
 'internal: holds to the end of the transaction the lock under which a maintained cluster table changes (needs UPDATE on it)';
 
-CREATE FUNCTION ndd_check_cluster_indexes(tbl regclass, sketch_column name, threshold float8)
-RETURNS void
-AS 'MODULE_PATHNAME', 'ndd_check_cluster_indexes'
-LANGUAGE C STABLE STRICT PARALLEL SAFE;
-
-COMMENT ON FUNCTION ndd_check_cluster_indexes(regclass, name, float8) IS
-'internal: refuses a minhash_ops index on the column that cannot serve the threshold exactly';
-
 -- One row's change, applied to the cluster table mapping (id, cluster_id) of
 -- tbl (src/maintain_clusters.c; ndd_maintain_clusters_trigger applies it as
 -- tbl's owner, after it has claimed the row's near-duplicate tokens).

@@ -297,95 +297,95 @@ Finds(Relation rel, Oid owner, SPIPlanPtr plan, Datum *args, const char *distanc
 	return answer != NULL;
 }
 
-PG_FUNCTION_INFO_V1(ndd_maintain_clusters_trigger);
-Datum
-ndd_maintain_clusters_trigger(PG_FUNCTION_ARGS)
+/* What a live-clusters trigger maintains, parsed from its arguments. */
+typedef struct ClusterRule
 {
-	TriggerData *td = (TriggerData *) fcinfo->context;
-	Trigger    *trigger;
-	Relation	rel;
-	TupleDesc	tupdesc;
-	Oid			nsp;
 	SketchColumn sketch;
-	int			sketch_attnum,
-				id_attnum;
-	bool		simhash;
-	double		threshold = 0;
-	int			max_distance = 0;
+	AttrNumber	id_attnum;
+	bool		simhash;		/* else minhash */
+	double		threshold;		/* minhash */
+	int			max_distance;	/* simhash */
+	char	   *distance;		/* simhash: ndd.hamming_threshold for the lookups */
+	bool		ordered;		/* an order chooses the representative */
+} ClusterRule;
+
+/* One row's change, as the clusters see it. */
+typedef struct RowChange
+{
 	bool		truncated;
-	bool		ordered;
-	HeapTuple	oldtuple = NULL,
-				newtuple = NULL;
-	Datum		old_sketch = (Datum) 0,
-				new_sketch = (Datum) 0;
-	bool		old_null = true,
-				new_null = true;
-	int64		old_id = 0,
-				new_id = 0;
-	bool		has_old_id = false,
-				has_new_id = false;
+	Datum		old_sketch,
+				new_sketch;
+	bool		old_null,
+				new_null;
+	int64		old_id,
+				new_id;
+	bool		has_old_id,
+				has_new_id;
 	bool		sketch_changed;
-	bool		row_changed;
-	bool		needed;
-	ClusterPlans *plans;
-	Oid			owner;
-	Datum		args[3];
-	char	   *distance = NULL;
+	bool		row_changed;	/* an insert or delete, or an update that can change pairs */
+} RowChange;
 
-	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_AFTER(td->tg_event) ||
-		!((TRIGGER_FIRED_FOR_ROW(td->tg_event) && !TRIGGER_FIRED_BY_TRUNCATE(td->tg_event)) ||
-		  (TRIGGER_FIRED_FOR_STATEMENT(td->tg_event) && TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))))
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("function \"%s\" must be fired AFTER INSERT OR UPDATE OR DELETE FOR EACH ROW, or AFTER TRUNCATE",
-						MAINTAIN_FUNCTION_NAME),
-				 errhint("Put a table under maintained clusters with ndd_maintain_clusters().")));
+/* The trigger's threshold (minhash) or distance (simhash), checked as every function checks one. */
+static void
+ParseClusterLimit(Trigger *trigger, ClusterRule *rule)
+{
+	const char *limit = trigger->tgargs[ARG_LIMIT];
+	char	   *end;
 
-	trigger = td->tg_trigger;
-	rel = td->tg_relation;
-	tupdesc = RelationGetDescr(rel);
+	if (rule->simhash)
+	{
+		long		d = strtol(limit, &end, 10);
+
+		if (end == limit || *end != '\0' || d < INT_MIN || d > INT_MAX)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid distance \"%s\" for trigger \"%s\"", limit, trigger->tgname)));
+		rule->max_distance = (int) d;
+		NddCheckMaxDistance(rule->max_distance);
+		rule->distance = psprintf("%d", rule->max_distance);
+	}
+	else
+	{
+		rule->threshold = strtod(limit, &end);
+		if (end == limit || *end != '\0')
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid threshold \"%s\" for trigger \"%s\"", limit, trigger->tgname)));
+		NddCheckThreshold(rule->threshold);
+	}
+}
+
+/* The rule from the trigger's arguments, with the columns' checks. */
+static void
+ParseClusterRule(Trigger *trigger, Relation rel, Oid nsp, ClusterRule *rule)
+{
+	memset(rule, 0, sizeof(*rule));
 	if (trigger->tgnargs != NARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("function \"%s\" takes %d arguments", MAINTAIN_FUNCTION_NAME, NARGS),
 				 errhint("Put a table under maintained clusters with ndd_maintain_clusters().")));
-
-	/* everything we call lives in this function's schema */
-	nsp = get_func_namespace(trigger->tgfoid);
 	ResolveSketchColumn(RelationGetRelid(rel), trigger->tgargs[ARG_SKETCH_COLUMN], nsp,
-						SKETCH_MINHASH | SKETCH_SIMHASH, &sketch);
-	sketch_attnum = sketch.attnum;
-	id_attnum = ResolveColumn(RelationGetRelid(rel), trigger->tgargs[ARG_ID_COLUMN], NULL);
-	simhash = (sketch.kind == SKETCH_SIMHASH);
-	{
-		char	   *end;
-		const char *limit = trigger->tgargs[ARG_LIMIT];
+						SKETCH_MINHASH | SKETCH_SIMHASH, &rule->sketch);
+	rule->id_attnum = ResolveColumn(RelationGetRelid(rel), trigger->tgargs[ARG_ID_COLUMN], NULL);
+	rule->simhash = (rule->sketch.kind == SKETCH_SIMHASH);
+	ParseClusterLimit(trigger, rule);
+	rule->ordered = trigger->tgargs[ARG_REPRESENTATIVE_ORDER][0] != '\0';
+}
 
-		if (simhash)
-		{
-			long		d = strtol(limit, &end, 10);
+/* The old and the new row's sketches and ids, and what changed. */
+static void
+ReadRowChange(TriggerData *td, const ClusterRule *rule, RowChange *change)
+{
+	Relation	rel = td->tg_relation;
+	TupleDesc	tupdesc = RelationGetDescr(rel);
+	HeapTuple	oldtuple = NULL,
+				newtuple = NULL;
+	bool		simhash = rule->simhash;
 
-			if (end == limit || *end != '\0' || d < INT_MIN || d > INT_MAX)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("invalid distance \"%s\" for trigger \"%s\"", limit, trigger->tgname)));
-			max_distance = (int) d;
-			NddCheckMaxDistance(max_distance);
-			distance = psprintf("%d", max_distance);
-		}
-		else
-		{
-			threshold = strtod(limit, &end);
-			if (end == limit || *end != '\0')
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("invalid threshold \"%s\" for trigger \"%s\"", limit, trigger->tgname)));
-			NddCheckThreshold(threshold);
-		}
-	}
-	ordered = trigger->tgargs[ARG_REPRESENTATIVE_ORDER][0] != '\0';
-
-	truncated = TRIGGER_FIRED_BY_TRUNCATE(td->tg_event);
+	memset(change, 0, sizeof(*change));
+	change->old_null = change->new_null = true;
+	change->truncated = TRIGGER_FIRED_BY_TRUNCATE(td->tg_event);
 	if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
 		newtuple = td->tg_trigtuple;
 	else if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
@@ -397,89 +397,132 @@ ndd_maintain_clusters_trigger(PG_FUNCTION_ARGS)
 	}
 	if (oldtuple)
 	{
-		old_sketch = SPI_getbinval(oldtuple, tupdesc, sketch_attnum, &old_null);
-		has_old_id = RowId(oldtuple, rel, id_attnum, &old_id);
+		change->old_sketch = SPI_getbinval(oldtuple, tupdesc, rule->sketch.attnum, &change->old_null);
+		change->has_old_id = RowId(oldtuple, rel, rule->id_attnum, &change->old_id);
 	}
 	if (newtuple)
 	{
-		new_sketch = SPI_getbinval(newtuple, tupdesc, sketch_attnum, &new_null);
-		has_new_id = RowId(newtuple, rel, id_attnum, &new_id);
+		change->new_sketch = SPI_getbinval(newtuple, tupdesc, rule->sketch.attnum, &change->new_null);
+		change->has_new_id = RowId(newtuple, rel, rule->id_attnum, &change->new_id);
 	}
-	sketch_changed = old_null != new_null ||
-		(!old_null && !datumIsEqual(old_sketch, new_sketch, simhash, simhash ? SIMHASH_SIZE : -1));
-	/* an insert or delete, or an update that can change pairs */
-	row_changed = sketch_changed || has_old_id != has_new_id || old_id != new_id;
+	change->sketch_changed = change->old_null != change->new_null ||
+		(!change->old_null &&
+		 !datumIsEqual(change->old_sketch, change->new_sketch, simhash, simhash ? SIMHASH_SIZE : -1));
+	change->row_changed = change->sketch_changed || change->has_old_id != change->has_new_id ||
+		change->old_id != change->new_id;
+}
+
+/*
+ * Step 2: is there anything to do: the old row was in a cluster, or the new
+ * row has a near-duplicate.
+ */
+static bool
+ChangeNeeded(Relation rel, ClusterPlans *plans, const ClusterRule *rule, const RowChange *change)
+{
+	Oid			owner = RelationOwner(plans->target);
+	Datum		args[3];
+
+	if (change->truncated)
+		return true;
+	if (change->has_old_id)
+	{
+		args[0] = Int64GetDatum(change->old_id);
+		if (Finds(rel, owner, plans->member, args, NULL))
+			return true;
+	}
+	if (change->has_new_id && !change->new_null && change->row_changed)
+	{
+		args[0] = change->new_sketch;
+		args[1] = rule->simhash ? Int32GetDatum(rule->max_distance) : Float8GetDatum(rule->threshold);
+		args[2] = Int64GetDatum(change->new_id);
+		return Finds(rel, owner, plans->near, args, rule->distance);
+	}
+	return false;
+}
+
+/*
+ * Step 3: the step, as the owner in the settings of the lookups (RunAs), as
+ * ndd_cluster_step() would run over SPI.
+ */
+static void
+ApplyStep(Trigger *trigger, Oid nsp, ClusterPlans *plans, const ClusterRule *rule,
+		  const RowChange *row)
+{
+	ClusterChange change;
+	GuardState	state;
+
+	memset(&change, 0, sizeof(change));
+	change.tbl = plans->target;
+	change.mapping = plans->mapping;
+	change.sketch_column = trigger->tgargs[ARG_SKETCH_COLUMN];
+	change.id_column = trigger->tgargs[ARG_ID_COLUMN];
+	change.has_threshold = !rule->simhash;
+	change.threshold = rule->threshold;
+	change.has_max_distance = rule->simhash;
+	change.max_distance = rule->max_distance;
+	change.representative_order = rule->ordered ? trigger->tgargs[ARG_REPRESENTATIVE_ORDER] : NULL;
+	change.has_old_id = row->has_old_id && !row->truncated;
+	change.old_id = row->old_id;
+	change.has_new_id = row->has_new_id && !row->truncated;
+	change.new_id = row->new_id;
+	change.sketch_changed = row->sketch_changed;
+	GuardEnter(&state, RelationOwner(plans->target), rule->distance);
+	ApplyClusterChange(nsp, &change);
+	GuardLeave(&state);
+}
+
+PG_FUNCTION_INFO_V1(ndd_maintain_clusters_trigger);
+Datum
+ndd_maintain_clusters_trigger(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	Relation	rel;
+	Oid			nsp;
+	ClusterRule rule;
+	RowChange	change;
+	ClusterPlans *plans;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_AFTER(td->tg_event) ||
+		!((TRIGGER_FIRED_FOR_ROW(td->tg_event) && !TRIGGER_FIRED_BY_TRUNCATE(td->tg_event)) ||
+		  (TRIGGER_FIRED_FOR_STATEMENT(td->tg_event) && TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("function \"%s\" must be fired AFTER INSERT OR UPDATE OR DELETE FOR EACH ROW, or AFTER TRUNCATE",
+						MAINTAIN_FUNCTION_NAME),
+				 errhint("Put a table under maintained clusters with ndd_maintain_clusters().")));
+	rel = td->tg_relation;
+	/* everything we call lives in this function's schema */
+	nsp = get_func_namespace(td->tg_trigger->tgfoid);
+	ParseClusterRule(td->tg_trigger, rel, nsp, &rule);
+	ReadRowChange(td, &rule, &change);
 
 	/*
 	 * An update that keeps the id and the sketch changes no pair; only the
-	 * representative can change, when an order chooses it.
+	 * representative can change, when an order chooses it.  A row without
+	 * an id is in no cluster.
 	 */
-	if (!truncated && !row_changed && !ordered)
+	if (!change.truncated && !change.row_changed && !rule.ordered)
 		return PointerGetDatum(NULL);
-	if (!truncated && !has_old_id && !has_new_id)
-		return PointerGetDatum(NULL);	/* a row without an id is in no cluster */
+	if (!change.truncated && !change.has_old_id && !change.has_new_id)
+		return PointerGetDatum(NULL);
 
 	SPI_connect();
-	plans = ClusterPlansFor(trigger, rel, nsp, sketch.type, simhash, threshold);
-	owner = RelationOwner(plans->target);
+	plans = ClusterPlansFor(td->tg_trigger, rel, nsp, rule.sketch.type, rule.simhash, rule.threshold);
 
 	/* 1. the tokens every near-duplicate of the old and the new row claims */
-	if (rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP && !truncated && row_changed)
+	if (rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP && !change.truncated && change.row_changed)
 	{
-		if (!old_null)
-			LockSketchTokens(plans->target, old_sketch, simhash, threshold, max_distance);
-		if (!new_null)
-			LockSketchTokens(plans->target, new_sketch, simhash, threshold, max_distance);
+		if (!change.old_null)
+			LockSketchTokens(plans->target, change.old_sketch, rule.simhash, rule.threshold, rule.max_distance);
+		if (!change.new_null)
+			LockSketchTokens(plans->target, change.new_sketch, rule.simhash, rule.threshold, rule.max_distance);
 	}
 	for (int i = 0; i < plans->ngin_indexes; i++)
 		BoundPendingList(plans->gin_indexes[i]);
 
-	/*
-	 * 2. is there anything to do: the old row was in a cluster, or the new
-	 * row has a near-duplicate
-	 */
-	needed = truncated;
-	if (!needed && has_old_id)
-	{
-		args[0] = Int64GetDatum(old_id);
-		needed = Finds(rel, owner, plans->member, args, NULL);
-	}
-	if (!needed && has_new_id && !new_null && row_changed)
-	{
-		args[0] = new_sketch;
-		args[1] = simhash ? Int32GetDatum(max_distance) : Float8GetDatum(threshold);
-		args[2] = Int64GetDatum(new_id);
-		needed = Finds(rel, owner, plans->near, args, distance);
-	}
-
-	/*
-	 * 3. the step, as the owner in the settings of the lookups (RunAs), as
-	 * ndd_cluster_step() would run over SPI
-	 */
-	if (needed)
-	{
-		ClusterChange change;
-		GuardState	state;
-
-		memset(&change, 0, sizeof(change));
-		change.tbl = plans->target;
-		change.mapping = plans->mapping;
-		change.sketch_column = trigger->tgargs[ARG_SKETCH_COLUMN];
-		change.id_column = trigger->tgargs[ARG_ID_COLUMN];
-		change.has_threshold = !simhash;
-		change.threshold = threshold;
-		change.has_max_distance = simhash;
-		change.max_distance = max_distance;
-		change.representative_order = ordered ? trigger->tgargs[ARG_REPRESENTATIVE_ORDER] : NULL;
-		change.has_old_id = has_old_id && !truncated;
-		change.old_id = old_id;
-		change.has_new_id = has_new_id && !truncated;
-		change.new_id = new_id;
-		change.sketch_changed = sketch_changed;
-		GuardEnter(&state, owner, distance);
-		ApplyClusterChange(nsp, &change);
-		GuardLeave(&state);
-	}
+	/* 2. anything to do; 3. the step */
+	if (ChangeNeeded(rel, plans, &rule, &change))
+		ApplyStep(td->tg_trigger, nsp, plans, &rule, &change);
 	SPI_finish();
 	return PointerGetDatum(NULL);
 }
@@ -513,6 +556,8 @@ ndd_claim_cluster_lock(PG_FUNCTION_ARGS)
  * ndd_check_cluster_indexes(tbl regclass, sketch_column name, threshold
  * float8): error out, as the trigger would on its first row, if a
  * minhash_ops index on the column answers the threshold with LSH recall only.
+ * Dropped from the catalog in 0.3.0; the install scripts of 0.1 and 0.2.0
+ * still declare it, and CREATE FUNCTION looks for its symbol.
  */
 PG_FUNCTION_INFO_V1(ndd_check_cluster_indexes);
 Datum

@@ -46,6 +46,9 @@ extern void BoundPendingList(Oid indexoid);
  * trigger (live_clusters.c) hands it to the step (maintain_clusters.c).
  * Neither an old nor a new id: a TRUNCATE.
  */
+/* why a cluster table's ids must be integers (ResolveIdColumn) */
+#define CLUSTER_IDS_DETAIL "Cluster ids are the ids of their representatives."
+
 typedef struct ClusterChange
 {
 	Oid			tbl;			/* the table */

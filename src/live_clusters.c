@@ -72,34 +72,16 @@ enum
 	NARGS
 };
 
-/* A row's id as bigint, from a smallint, integer or bigint column. */
+/* A row's id as bigint (id_type from ResolveIdColumn); false when NULL. */
 static bool
-RowId(HeapTuple tuple, Relation rel, int attnum, int64 *id)
+RowId(HeapTuple tuple, Relation rel, int attnum, Oid id_type, int64 *id)
 {
-	TupleDesc	tupdesc = RelationGetDescr(rel);
 	bool		isnull;
-	Datum		value = SPI_getbinval(tuple, tupdesc, attnum, &isnull);
+	Datum		value = SPI_getbinval(tuple, RelationGetDescr(rel), attnum, &isnull);
 
 	if (isnull)
 		return false;
-	switch (SPI_gettypeid(tupdesc, attnum))
-	{
-		case INT2OID:
-			*id = DatumGetInt16(value);
-			break;
-		case INT4OID:
-			*id = DatumGetInt32(value);
-			break;
-		case INT8OID:
-			*id = DatumGetInt64(value);
-			break;
-		default:
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("column \"%s\" of relation \"%s\" is not of type smallint, integer or bigint",
-							SPI_fname(tupdesc, attnum), RelationGetRelationName(rel)),
-					 errdetail("Cluster ids are the ids of their representatives.")));
-	}
+	*id = IdGetInt64(value, id_type);
 	return true;
 }
 
@@ -302,6 +284,7 @@ typedef struct ClusterRule
 {
 	SketchColumn sketch;
 	AttrNumber	id_attnum;
+	Oid			id_type;		/* smallint, integer or bigint */
 	bool		simhash;		/* else minhash */
 	double		threshold;		/* minhash */
 	int			max_distance;	/* simhash */
@@ -367,7 +350,8 @@ ParseClusterRule(Trigger *trigger, Relation rel, Oid nsp, ClusterRule *rule)
 				 errhint("Put a table under maintained clusters with ndd_maintain_clusters().")));
 	ResolveSketchColumn(RelationGetRelid(rel), trigger->tgargs[ARG_SKETCH_COLUMN], nsp,
 						SKETCH_MINHASH | SKETCH_SIMHASH, &rule->sketch);
-	rule->id_attnum = ResolveColumn(RelationGetRelid(rel), trigger->tgargs[ARG_ID_COLUMN], NULL);
+	rule->id_attnum = ResolveIdColumn(RelationGetRelid(rel), trigger->tgargs[ARG_ID_COLUMN],
+									  CLUSTER_IDS_DETAIL, &rule->id_type);
 	rule->simhash = (rule->sketch.kind == SKETCH_SIMHASH);
 	ParseClusterLimit(trigger, rule);
 	rule->ordered = trigger->tgargs[ARG_REPRESENTATIVE_ORDER][0] != '\0';
@@ -398,12 +382,12 @@ ReadRowChange(TriggerData *td, const ClusterRule *rule, RowChange *change)
 	if (oldtuple)
 	{
 		change->old_sketch = SPI_getbinval(oldtuple, tupdesc, rule->sketch.attnum, &change->old_null);
-		change->has_old_id = RowId(oldtuple, rel, rule->id_attnum, &change->old_id);
+		change->has_old_id = RowId(oldtuple, rel, rule->id_attnum, rule->id_type, &change->old_id);
 	}
 	if (newtuple)
 	{
 		change->new_sketch = SPI_getbinval(newtuple, tupdesc, rule->sketch.attnum, &change->new_null);
-		change->has_new_id = RowId(newtuple, rel, rule->id_attnum, &change->new_id);
+		change->has_new_id = RowId(newtuple, rel, rule->id_attnum, rule->id_type, &change->new_id);
 	}
 	change->sketch_changed = change->old_null != change->new_null ||
 		(!change->old_null &&

@@ -634,13 +634,7 @@ CheckOwnerAndColumns(Maintain *m)
 	(void) ResolveColumn(m->tbl, m->sketch_name, NULL);
 	if (m->id_name == NULL)
 		NoSuchColumn(m->id_name, m->table_name);
-	id_attnum = ResolveColumn(m->tbl, m->id_name, &id_type);
-	if (id_type != INT2OID && id_type != INT4OID && id_type != INT8OID)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("column \"%s\" of relation \"%s\" is not of type smallint, integer or bigint",
-						m->id_name, m->table_name),
-				 errdetail("Cluster ids are the ids of their representatives.")));
+	id_attnum = ResolveIdColumn(m->tbl, m->id_name, CLUSTER_IDS_DETAIL, &id_type);
 	/* one row per id: a unique, non-partial index on the id column alone */
 	if (!IsUniqueKey(m->tbl, id_attnum))
 		ereport(ERROR,

@@ -357,13 +357,7 @@ BatchQuery(Oid relid, Name fp_column, Name id_column, Oid simhash_type)
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("column \"%s\" of relation \"%s\" is not of type simhash",
 						NameStr(*fp_column), relname)));
-	BatchColumn(relid, id_column, &type);
-	if (type != INT2OID && type != INT4OID && type != INT8OID)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("column \"%s\" of relation \"%s\" is not of an integer type",
-						NameStr(*id_column), relname),
-				 errdetail("The ids are returned as bigint.")));
+	(void) ResolveIdColumn(relid, NameStr(*id_column), "The ids are returned as bigint.", &type);
 
 	/* rows without a fingerprint or an id have no pair to report */
 	return psprintf("SELECT CAST(t.%1$s AS pg_catalog.int8), t.%2$s FROM %3$s t "

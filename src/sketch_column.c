@@ -68,6 +68,35 @@ ResolveSketchColumn(Oid relid, const char *name, Oid ndd_nsp, int kinds,
 						kinds == SKETCH_SIMHASH ? "simhash" : "minhash or simhash")));
 }
 
+AttrNumber
+ResolveIdColumn(Oid relid, const char *name, const char *detail, Oid *type)
+{
+	AttrNumber	attnum = ResolveColumn(relid, name, type);
+
+	*type = getBaseType(*type);
+	if (*type != INT2OID && *type != INT4OID && *type != INT8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("column \"%s\" of relation \"%s\" is not of type smallint, integer or bigint",
+						name, get_rel_name(relid)),
+				 errdetail_internal("%s", detail)));
+	return attnum;
+}
+
+int64
+IdGetInt64(Datum value, Oid type)
+{
+	switch (type)
+	{
+		case INT2OID:
+			return DatumGetInt16(value);
+		case INT4OID:
+			return DatumGetInt32(value);
+		default:
+			return DatumGetInt64(value);
+	}
+}
+
 char *
 QualifiedTableName(Oid relid)
 {

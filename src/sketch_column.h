@@ -45,6 +45,16 @@ extern SketchKind SketchKindOf(Oid type, Oid ndd_nsp);
 extern void ResolveSketchColumn(Oid relid, const char *name, Oid ndd_nsp,
 								int kinds, SketchColumn *column);
 
+/*
+ * a column of integer ids: 42703 when missing, 42804 unless smallint,
+ * integer or bigint (or a domain over one); *type is that base type, and
+ * detail says why ids must be integers
+ */
+extern AttrNumber ResolveIdColumn(Oid relid, const char *name, const char *detail, Oid *type);
+
+/* an id of such a column as bigint */
+extern int64 IdGetInt64(Datum value, Oid type);
+
 /* tbl as SQL names it, qualified and quoted */
 extern char *QualifiedTableName(Oid relid);
 

@@ -813,29 +813,16 @@ BoundPendingList(Oid indexoid)
  * schema-qualified, and every column is qualified by its table's alias.
  * The check returns the key of the nearest qualifying row and its score.
  */
+/*
+ * The trigger's entry in the cache of plans: a valid one to use, or one
+ * emptied, to build.
+ */
 static GuardPlans *
-PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
-		 const NearDuplicateRule *rule, double candidate_threshold)
+CachedPlans(Trigger *trigger, const NearDuplicateRule *rule, double candidate_threshold,
+			bool *usable)
 {
 	GuardPlans *plans;
 	bool		found;
-	char	   *sql;
-	SketchRule	kind;
-	Oid			check_types[CHECK_NARGS] = {sketch_type, InvalidOid,
-		TIDOID, TEXTOID, INT4OID, TEXTOID, FLOAT8OID, OIDOID};
-	const char *schema_name = get_namespace_name(nsp);
-	const char *schema = quote_identifier(schema_name);
-	const char *column = quote_identifier(trigger->tgargs[0]);
-	Oid			target;
-	Relation	target_rel;
-	const char *table;
-	const char *score;
-	const char *order;
-	const char *row;
-	char	   *match;
-	char	   *key;
-	List	   *members;
-	MemoryContext old;
 
 	if (guard_plans == NULL)
 	{
@@ -847,8 +834,9 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 		WatchPlannedNames();
 	}
 	plans = hash_search(guard_plans, &trigger->tgoid, HASH_ENTER, &found);
-	if (found && plans->valid && plans->check_update != NULL &&
-		(rule->simhash || plans->exact_at == candidate_threshold))
+	*usable = found && plans->valid && plans->check_update != NULL &&
+		(rule->simhash || plans->exact_at == candidate_threshold);
+	if (*usable)
 		return plans;
 	if (found)
 	{
@@ -868,35 +856,70 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 	plans->ncovers = 0;
 	plans->gin_indexes = NULL;
 	plans->ngin_indexes = 0;
+	return plans;
+}
 
-	target = TriggerTarget(trigger);
-	plans->target = target;
-	plans->exact_at = candidate_threshold;
+/*
+ * The tables the plans depend on (the target and every table below it),
+ * whether one is a foreign table, and their GIN indexes on the column.
+ */
+static void
+PlanCovers(Trigger *trigger, const char *schema_name, const NearDuplicateRule *rule,
+		   double candidate_threshold, GuardPlans *plans)
+{
+	List	   *members = find_all_inheritors(plans->target, AccessShareLock, NULL);
+	ListCell   *lc;
+	MemoryContext old;
 
-	/* the plans depend on the target and every table below it */
-	members = find_all_inheritors(target, AccessShareLock, NULL);
 	plans->gin_indexes = GinIndexesOn(trigger->tgname, trigger->tgargs[0], schema_name,
 									  members, !rule->simhash,
 									  candidate_threshold, &plans->ngin_indexes);
 	old = MemoryContextSwitchTo(TopMemoryContext);
 	plans->covers = palloc(Max(list_length(members), 1) * sizeof(Oid));
 	MemoryContextSwitchTo(old);
+	plans->sharded = false;
+	foreach(lc, members)
 	{
-		ListCell   *lc;
-
-		plans->sharded = false;
-		foreach(lc, members)
-		{
-			plans->covers[plans->ncovers++] = lfirst_oid(lc);
-			if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
-				plans->sharded = true;
-		}
+		plans->covers[plans->ncovers++] = lfirst_oid(lc);
+		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
+			plans->sharded = true;
 	}
+}
 
-	target_rel = table_open(target, AccessShareLock);
-	table = psprintf("%s.%s",
-					 quote_identifier(get_namespace_name(RelationGetNamespace(target_rel))),
-					 quote_identifier(RelationGetRelationName(target_rel)));
+/*
+ * The statements of a trigger, prepared on its first use in this backend
+ * and again whenever a table they name changes.  Everything they name is
+ * schema-qualified, and every column is qualified by its table's alias.
+ * The check returns the key of the nearest qualifying row and its score.
+ */
+static GuardPlans *
+PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
+		 const NearDuplicateRule *rule, double candidate_threshold)
+{
+	bool		usable;
+	GuardPlans *plans = CachedPlans(trigger, rule, candidate_threshold, &usable);
+	Oid			check_types[CHECK_NARGS] = {sketch_type, InvalidOid,
+		TIDOID, TEXTOID, INT4OID, TEXTOID, FLOAT8OID, OIDOID};
+	const char *schema_name = get_namespace_name(nsp);
+	const char *row = psprintf("t.%s", quote_identifier(trigger->tgargs[0]));
+	Relation	target_rel;
+	SketchRule	kind;
+	const char *table;
+	const char *score;
+	const char *order;
+	char	   *match;
+	char	   *key;
+	char	   *sql;
+
+	if (usable)
+		return plans;
+	plans->target = TriggerTarget(trigger);
+	plans->exact_at = candidate_threshold;
+	PlanCovers(trigger, schema_name, rule, candidate_threshold, plans);
+
+	target_rel = table_open(plans->target, AccessShareLock);
+	table = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(target_rel)),
+									   RelationGetRelationName(target_rel));
 	key = KeyExpression(target_rel);
 	table_close(target_rel, AccessShareLock);
 
@@ -906,24 +929,24 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 	 * setting, and a ROW() constructor is not shipped): similar(), which
 	 * the shard's own index serves.
 	 */
-	GuardSketchRule(rule, schema, &kind);
+	GuardSketchRule(rule, quote_identifier(schema_name), &kind);
 	check_types[1] = kind.sql->limit_type;
-	row = psprintf("t.%s", column);
 	match = plans->sharded ? kind.sql->near_immutable(&kind, row, "$1", "$2") :
 		kind.sql->near(&kind, row, "$1", "$2");
 	score = kind.sql->score(&kind, row, "$1");
 	order = kind.sql->nearest_first;
 	if (rule->verify_attnum > 0)
 	{
-		score = psprintf("%s.jaccard(t.%s, $4, $5, $6)", schema, quote_identifier(trigger->tgargs[3]));
+		score = psprintf("%s.jaccard(t.%s, $4, $5, $6)", quote_identifier(schema_name),
+						 quote_identifier(trigger->tgargs[3]));
 		match = psprintf("%s AND %s OPERATOR(pg_catalog.>=) $7", match, score);
 		order = "DESC";
 	}
 	sql = psprintf(GUARD_CHECK_SQL, key, score, table, match);
-	plans->check_insert = PrepareAs(RelationOwner(target),
+	plans->check_insert = PrepareAs(RelationOwner(plans->target),
 									psprintf(GUARD_CHECK_INSERT_SQL, sql, order),
 									CHECK_NARGS, check_types);
-	plans->check_update = PrepareAs(RelationOwner(target),
+	plans->check_update = PrepareAs(RelationOwner(plans->target),
 									psprintf(GUARD_CHECK_UPDATE_SQL, sql, order),
 									CHECK_NARGS, check_types);
 	return plans;

@@ -58,6 +58,10 @@ include $(PGXS)
 sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 	cp $< $@
 
+# PGXS tracks no header dependencies without --enable-depend: a changed
+# header (a struct of function pointers, say) rebuilds every object
+$(OBJS): $(wildcard src/*.h)
+
 # encoding_latin1 runs in a LATIN1 database, encoding_sql_ascii in a
 # SQL_ASCII one: one pg_regress run each, with its own output directory
 installcheck: installcheck-encodings

@@ -49,6 +49,12 @@ MinhashReport(const SketchRule *rule, const char *a, const char *b)
 }
 
 static char *
+MinhashReportQualifies(const SketchRule *rule, const char *similarity, const char *distance)
+{
+	return psprintf("%s OPERATOR(pg_catalog.>=) %s", similarity, Float8Literal(rule->lower));
+}
+
+static char *
 MinhashNear(const SketchRule *rule, const char *r, const char *q, const char *limit)
 {
 	return psprintf("%1$s OPERATOR(%2$s.%%) ROW(%3$s, %4$s)::%2$s.minhash_query",
@@ -93,6 +99,7 @@ const SketchSql minhash_sql = {
 	.score = MinhashScore,
 	.qualifies = MinhashQualifies,
 	.report = MinhashReport,
+	.report_qualifies = MinhashReportQualifies,
 	.near = MinhashNear,
 	.near_immutable = MinhashNearImmutable,
 	.summary = MinhashSummary,

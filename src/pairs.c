@@ -197,7 +197,8 @@
 
 /*
  * Step 4: %1$s where the rows are, %2$s their id, %3$s the sketch column,
- * %4$s the score of s.sa, s.sb, %5$s whether it qualifies.
+ * %4$s the similarity and distance of s.sa, s.sb, %5$s whether that pair
+ * v(similarity, distance) qualifies: each pair is scored once.
  */
 #define PAIRS_QUALIFY_SQL \
 	"\n" \
@@ -206,9 +207,9 @@
 	"        JOIN %1$s ta ON ta.%2$s::pg_catalog.int8 OPERATOR(pg_catalog.=) c.a\n" \
 	"        JOIN %1$s tb ON tb.%2$s::pg_catalog.int8 OPERATOR(pg_catalog.=) c.b,\n" \
 	"        -- after the pair is joined, never as a filter of a ta x tb join\n" \
-	"        LATERAL (SELECT %4$s, %5$s FROM (SELECT ta.%3$s AS sa, tb.%3$s AS sb) s\n" \
-	"                 OFFSET 0) v(similarity, distance, qualifies)\n" \
-	"        WHERE v.qualifies"
+	"        LATERAL (SELECT %4$s FROM (SELECT ta.%3$s AS sa, tb.%3$s AS sb) s\n" \
+	"                 OFFSET 0) v(similarity, distance)\n" \
+	"        WHERE %5$s"
 
 /*
  * With verify_column, the exact Jaccard of the texts, shingled as the
@@ -263,7 +264,7 @@ typedef struct Pairs
 	const char *summary_type;
 	char	   *close_enough;	/* a necessary test on summaries x, y */
 	char	   *score;			/* similarity and distance of s.sa, s.sb */
-	char	   *keep;			/* which candidates qualify */
+	char	   *keep;			/* which of those qualify */
 
 	Datum		collisions;		/* the filter, a bytea */
 	bool		collisions_null;
@@ -418,7 +419,7 @@ TakeFragments(Pairs *p)
 	p->summary_type = sql->summary_type(&p->rule);
 	p->close_enough = sql->close_enough(&p->rule, "x.summary", "y.summary");
 	p->score = sql->report(&p->rule, "s.sa", "s.sb");
-	p->keep = sql->qualifies(&p->rule, "s.sa", "s.sb");
+	p->keep = sql->report_qualifies(&p->rule, "v.similarity", "v.distance");
 }
 
 /* Step 0, simhash: block keys within max_distance bits. */

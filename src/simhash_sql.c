@@ -45,6 +45,12 @@ SimhashReport(const SketchRule *rule, const char *a, const char *b)
 					rule->ndd, a, b, SimhashScore(rule, a, b));
 }
 
+static char *
+SimhashReportQualifies(const SketchRule *rule, const char *similarity, const char *distance)
+{
+	return psprintf("%s OPERATOR(pg_catalog.<=) %d::pg_catalog.int4", distance, rule->max_distance);
+}
+
 /* % finds candidates within ndd.hamming_threshold; the distance decides */
 static char *
 SimhashNear(const SketchRule *rule, const char *r, const char *q, const char *limit)
@@ -87,6 +93,7 @@ const SketchSql simhash_sql = {
 	.score = SimhashScore,
 	.qualifies = SimhashQualifies,
 	.report = SimhashReport,
+	.report_qualifies = SimhashReportQualifies,
 	.near = SimhashNear,
 	.near_immutable = SimhashNearImmutable,
 	.summary = SimhashSummary,

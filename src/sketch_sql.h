@@ -55,6 +55,9 @@ struct SketchSql
 	char	   *(*qualifies) (const SketchRule *rule, const char *a, const char *b);
 	/* discovery's similarity and distance columns of a pair */
 	char	   *(*report) (const SketchRule *rule, const char *a, const char *b);
+	/* the pair qualifies, by the similarity and distance report gave it */
+	char	   *(*report_qualifies) (const SketchRule *rule, const char *similarity,
+									 const char *distance);
 	/* an index-served test that row r is near q, limit the threshold or distance */
 	char	   *(*near) (const SketchRule *rule, const char *r, const char *q, const char *limit);
 	/*

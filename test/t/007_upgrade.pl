@@ -1,4 +1,4 @@
-# ALTER EXTENSION ndd UPDATE from 0.1: the catalog it leaves equals a fresh
+# ALTER EXTENSION ndd UPDATE from every older version: the catalog it leaves equals a fresh
 # install of the current version (every member object, its definition,
 # comment and privileges, as pg_dump --binary-upgrade writes them out), and
 # data written under 0.1 (sketches, indexes, a guarded table) answers the
@@ -54,6 +54,22 @@ for my $from (grep { $_ ne $current } @versions)
 		diag(`diff -u $dir/fresh.sql $dir/walked.sql | head -80`);
 	}
 }
+
+# An upgrade step carries catalog changes only: from 0.2.0 on no step holds
+# a function body, and 0.3.1, which changed what discovery does (src/pairs.c)
+# and nothing in the catalog, has a step without a single statement.
+my $extdir = $node->safe_psql('postgres',
+	q{SELECT setting || '/extension' FROM pg_config() WHERE name = 'SHAREDIR'});
+for my $step (sort glob "$extdir/ndd--*--*.sql")
+{
+	next if $step =~ m{/ndd--0\.1--};    # written before the rule
+	unlike(slurp_file($step), qr/LANGUAGE\s+plpgsql|\$\$/i, "$step holds no function body");
+}
+my $step = slurp_file("$extdir/ndd--0.3.0--0.3.1.sql");
+$step =~ s{/\*.*?\*/}{}gs;
+$step =~ s/--[^\n]*//g;
+$step =~ s/^\\echo[^\n]*//mg;
+like($step, qr/\A\s*\z/, 'the 0.3.0 to 0.3.1 step has no statement');
 
 # Data written under 0.1 answers the same queries under the current version.
 $node->safe_psql('postgres', q{

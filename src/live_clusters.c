@@ -476,7 +476,7 @@ ndd_maintain_clusters_trigger(PG_FUNCTION_ARGS)
 				 errhint("Put a table under maintained clusters with ndd_maintain_clusters().")));
 	rel = td->tg_relation;
 	/* everything we call lives in this function's schema */
-	nsp = get_func_namespace(td->tg_trigger->tgfoid);
+	nsp = NddNamespace(td->tg_trigger->tgfoid);
 	ParseClusterRule(td->tg_trigger, rel, nsp, &rule);
 	ReadRowChange(td, &rule, &change);
 
@@ -521,7 +521,7 @@ Datum
 ndd_claim_cluster_lock(PG_FUNCTION_ARGS)
 {
 	Oid			mapping = PG_GETARG_OID(0);
-	Oid			nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
+	Oid			nsp = NddNamespace(fcinfo->flinfo->fn_oid);
 	Datum		zero = Int32GetDatum(0);
 
 	if (pg_class_aclcheck(mapping, GetUserId(), ACL_UPDATE) != ACLCHECK_OK)
@@ -550,7 +550,7 @@ ndd_check_cluster_indexes(PG_FUNCTION_ARGS)
 	Oid			tbl = PG_GETARG_OID(0);
 	Name		column = PG_GETARG_NAME(1);
 	double		threshold = PG_GETARG_FLOAT8(2);
-	Oid			nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
+	Oid			nsp = NddNamespace(fcinfo->flinfo->fn_oid);
 	int			n;
 
 	NddCheckThreshold(threshold);

@@ -399,7 +399,7 @@ simhash_batch(PG_FUNCTION_ARGS)
 	/* ndd's simhash, found beside this function (the extension is relocatable) */
 	simhash_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
 								   CStringGetDatum("simhash"),
-								   ObjectIdGetDatum(get_func_namespace(fcinfo->flinfo->fn_oid)));
+								   ObjectIdGetDatum(NddNamespace(fcinfo->flinfo->fn_oid)));
 	if (!OidIsValid(simhash_type))
 		elog(ERROR, "type simhash not found beside function simhash_batch");
 	queries_sql = BatchQuery(PG_GETARG_OID(0), PG_GETARG_NAME(3), PG_GETARG_NAME(4), simhash_type);

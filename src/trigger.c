@@ -1445,7 +1445,7 @@ CheckStatement(TriggerData *td)
 						c.trigger->tgname),
 				 errhint("For example: CREATE TRIGGER ... AFTER INSERT ON docs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %s('sketch', '0.8').",
 						 GUARD_FUNCTION_NAME)));
-	c.nsp = get_func_namespace(c.trigger->tgfoid);
+	c.nsp = NddNamespace(c.trigger->tgfoid);
 	ParseRule(c.trigger, c.rel, c.nsp, true, &c.sketch_type, &c.rule);
 	if (c.rule.verify_attnum > 0)
 		ereport(ERROR,
@@ -1704,7 +1704,7 @@ ndd_reject_near_duplicates(PG_FUNCTION_ARGS)
 	result = after ? (Datum) 0 : PointerGetDatum(newtuple);
 
 	/* everything we call lives in this function's schema */
-	nsp = get_func_namespace(trigger->tgfoid);
+	nsp = NddNamespace(trigger->tgfoid);
 	ParseRule(trigger, rel, nsp, after, &sketch_type, &rule);
 	value = SPI_getbinval(newtuple, RelationGetDescr(rel), rule.sketch_attnum, &isnull);
 	if (isnull || RowUnchanged(td, &rule, newtuple, value))

@@ -142,6 +142,18 @@ ClusterSyscacheCallback(Datum arg, int cacheid, uint32 hashvalue)
 	ClusterRelcacheCallback(arg, InvalidOid);
 }
 
+/*
+ * The ids of the rows near sketch $1 ($2 the threshold or distance) but row
+ * $3: %1$s the id column, %2$s the table, %3$s the kind's near test of t.
+ */
+#define CLUSTER_NEAR_SQL \
+	"SELECT pg_catalog.array_agg(t.%1$s::pg_catalog.int8 ORDER BY t.%1$s::pg_catalog.int8) " \
+	"FROM %2$s t WHERE %3$s AND t.%1$s OPERATOR(pg_catalog.<>) $3"
+
+/* the cluster of id $1 in cluster table %s */
+#define CLUSTER_MEMBER_SQL \
+	"SELECT m.cluster_id FROM %s m WHERE m.id OPERATOR(pg_catalog.=) $1"
+
 static ClusterPlans *
 ClusterPlansFor(Trigger *trigger, Relation rel, Oid nsp, Oid sketch_type, bool simhash,
 				double threshold)
@@ -230,14 +242,8 @@ ClusterPlansFor(Trigger *trigger, Relation rel, Oid nsp, Oid sketch_type, bool s
 	near_types[1] = kind.sql->limit_type;
 
 	owner = RelationOwner(plans->target);
-	plans->near = PrepareAs(owner,
-							psprintf("SELECT pg_catalog.array_agg(t.%s::pg_catalog.int8 ORDER BY t.%s::pg_catalog.int8) "
-									 "FROM %s t WHERE %s AND t.%s OPERATOR(pg_catalog.<>) $3",
-									 id, id, table, near, id),
-							3, near_types);
-	plans->member = PrepareAs(owner,
-							  psprintf("SELECT m.cluster_id FROM %s m WHERE m.id OPERATOR(pg_catalog.=) $1", mapping),
-							  1, member_types);
+	plans->near = PrepareAs(owner, psprintf(CLUSTER_NEAR_SQL, id, table, near), 3, near_types);
+	plans->member = PrepareAs(owner, psprintf(CLUSTER_MEMBER_SQL, mapping), 1, member_types);
 	return plans;
 }
 

@@ -215,6 +215,15 @@ GuardSketchRule(const NearDuplicateRule *rule, const char *schema, SketchRule *k
  * The statement that claims tokens (ClaimTokens), prepared once per backend
  * for the token table it names.
  */
+/*
+ * Claim tokens $2 of table $1 (%s.%s the token table), in the order given,
+ * so that two sessions claiming overlapping tokens queue rather than deadlock.
+ */
+#define CLAIM_TOKENS_SQL \
+	"INSERT INTO %s.%s AS l (relid, token) " \
+	"SELECT $1, u.t FROM pg_catalog.unnest($2) WITH ORDINALITY AS u(t, o) ORDER BY u.o " \
+	"ON CONFLICT (relid, token) DO UPDATE SET claims = l.claims OPERATOR(pg_catalog.+) 1::pg_catalog.int8"
+
 static SPIPlanPtr claim_plan = NULL;
 static Oid	claim_lock_table = InvalidOid;
 
@@ -670,10 +679,7 @@ ClaimTokens(Oid nsp, Oid target, ArrayType *tokens)
 		if (claim_plan != NULL)
 			SPI_freeplan(claim_plan);
 		claim_plan = NULL;
-		sql = psprintf("INSERT INTO %s.%s AS l (relid, token) "
-					   "SELECT $1, u.t FROM pg_catalog.unnest($2) WITH ORDINALITY AS u(t, o) ORDER BY u.o "
-					   "ON CONFLICT (relid, token) DO UPDATE SET claims = l.claims OPERATOR(pg_catalog.+) 1::pg_catalog.int8",
-					   quote_identifier(get_namespace_name(nsp)), LOCK_TABLE_NAME);
+		sql = psprintf(CLAIM_TOKENS_SQL, quote_identifier(get_namespace_name(nsp)), LOCK_TABLE_NAME);
 		claim_plan = PrepareAs(RelationOwner(lock_table), sql, 2, types);
 		claim_lock_table = lock_table;
 	}

@@ -344,10 +344,7 @@ CheckArguments(FunctionCallInfo fcinfo, Pairs *p)
 	p->verify_name = PG_ARGISNULL(4) ? NULL : NameStr(*PG_GETARG_NAME(4));
 	p->progress = !PG_ARGISNULL(5) && PG_GETARG_BOOL(5);
 	p->max_distance = PG_ARGISNULL(6) ? ndd_hamming_threshold : PG_GETARG_INT32(6);
-	if (isnan(p->threshold) || p->threshold <= 0 || p->threshold > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("threshold must be greater than 0 and at most 1")));
+	NddCheckThreshold(p->threshold);
 	ResolveSketchColumn(p->relid, p->sketch_name, ndd_nsp,
 						SKETCH_MINHASH | SKETCH_SIMHASH, &sketch);
 	p->simhash = sketch.kind == SKETCH_SIMHASH;
@@ -428,11 +425,7 @@ PlanSimhash(Pairs *p)
 {
 	int32		k = p->max_distance;
 
-	if (k < 0 || k > 6)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("max_distance %d is out of range", k),
-				 errdetail("max_distance must be between 0 and 6.")));
+	NddCheckMaxDistance(k);
 	SketchRuleInit(&p->rule, SKETCH_SIMHASH, p->ndd, p->threshold, k);
 	SketchRulePlanKeys(&p->rule, 0, 0.0);
 	TakeFragments(p);

@@ -94,11 +94,11 @@
 /*
  * Across shards each shard compares its sketches with the probe, where
  * similarity() fails on one made otherwise (and nothing moves).  %1$s the
- * sketch column, %2$s a leaf, %3$s ndd's schema, %4$s the probe as a literal.
+ * sketch column, %2$s a leaf, %3$s the score of t's sketch and the probe.
  */
 #define PAIRS_SHARD_SETTINGS_OF_LEAF \
 	"(SELECT pg_catalog.count(*) AS n FROM ONLY %2$s t WHERE t.%1$s IS NOT NULL" \
-	" AND %3$s.similarity(t.%1$s, %4$s::%3$s.minhash) OPERATOR(pg_catalog.<) 0::pg_catalog.float8)"
+	" AND %3$s OPERATOR(pg_catalog.<) 0::pg_catalog.float8)"
 #define PAIRS_SUM_SQL "SELECT pg_catalog.sum(s.n) FROM (%s) s"
 
 /* step 1: keys per row; %1$s the keys of row t, %2$s first rows, %3$s sketch column */
@@ -453,9 +453,15 @@ CheckShardSettings(Pairs *p)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
-	char	   *sql = psprintf(PAIRS_SUM_SQL,
-							   OverLeaves(p, PAIRS_SHARD_SETTINGS_OF_LEAF, p->sketch, p->ndd,
-										  quote_literal_cstr(p->probe), false));
+	SketchRule	kind;
+	char	   *sql;
+
+	SketchRuleInit(&kind, SKETCH_MINHASH, p->ndd, p->threshold, 0);
+	sql = psprintf(PAIRS_SUM_SQL,
+				   OverLeaves(p, PAIRS_SHARD_SETTINGS_OF_LEAF, p->sketch,
+							  kind.sql->score(&kind, psprintf("t.%s", p->sketch),
+											  psprintf("%s::%s.minhash", quote_literal_cstr(p->probe), p->ndd)),
+							  NULL, false));
 
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);

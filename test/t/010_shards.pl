@@ -141,6 +141,21 @@ my $with_pair = $coord->safe_psql('postgres', q{
 ok(defined $sent && $sent >= $with_pair && $sent < 2000,
 	"the shards sent " . ($sent // '?') . " of 2000 rows ($with_pair have a near-duplicate)");
 
+# a sketch made otherwise on a shard (whose minhash_ops index would refuse
+# it, so the index goes for a while): each shard compares its sketches with
+# the first, and the error says what the shard found, as on one server
+# (22023); nothing is sent
+$_->safe_psql('postgres', 'DROP INDEX docs_sketch_idx') for @shards;
+$coord->safe_psql('postgres', q{INSERT INTO docs VALUES (1000001, 'odd one', minhash_sketch('odd one', num_perm => 64), NULL)});
+my ($mret, $mout, $merr) = $coord->psql('postgres',
+	q{\set VERBOSITY verbose
+	  SELECT count(*) FROM near_duplicate_pairs('docs', 'sketch', 'id')});
+like($merr, qr/22023: column "sketch" of relation "docs" holds minhash sketches made in different ways/,
+	'mixed sketches on a shard are refused with 22023');
+like($merr, qr/DETAIL:  A shard reported: .*num_perm/, 'naming what the shard found');
+$coord->safe_psql('postgres', q{DELETE FROM docs WHERE id = 1000001});
+$_->safe_psql('postgres', 'CREATE INDEX docs_sketch_idx ON docs USING gin (sketch minhash_ops)') for @shards;
+
 # 3. The insert guard on the coordinator
 $coord->safe_psql('postgres', q{
 	CREATE TRIGGER no_near_duplicates BEFORE INSERT OR UPDATE ON docs

@@ -58,6 +58,7 @@
 
 #include "minhash.h"
 #include "minhash_gin.h"
+#include "sketch_column.h"
 
 /* counters in the dense table of one chunk of heap blocks (512 kB) */
 #define TOPK_CHUNK_CELLS	(256 * 1024)
@@ -281,6 +282,70 @@ CompareItemPointers(const void *a, const void *b)
 	return ItemPointerCompare((ItemPointer) a, (ItemPointer) b);
 }
 
+/* Item pointers collected into an array that grows. */
+typedef struct ItemList
+{
+	ItemPointer items;
+	int			nitems;
+	int			maxitems;
+} ItemList;
+
+static inline void
+ItemListAppend(ItemList *list, ItemPointer item)
+{
+	if (list->nitems == list->maxitems)
+	{
+		list->maxitems = Max(list->maxitems * 2, 64);
+		list->items = list->items ? repalloc(list->items, list->maxitems * sizeof(ItemPointerData))
+			: palloc(list->maxitems * sizeof(ItemPointerData));
+	}
+	list->items[list->nitems++] = *item;
+}
+
+/* Add to hits the rows of a pending page's entries for one of the query's keys. */
+static void
+PendingPageHits(Page page, GinState *ginstate, OffsetNumber attnum,
+				Datum *sorted_keys, int nkeys, ItemList *hits)
+{
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+		GinNullCategory category;
+		Datum		key;
+
+		if (gintuple_get_attrnum(ginstate, itup) != attnum)
+			continue;
+		key = gintuple_get_key(ginstate, itup, &category);
+		if (category != GIN_CAT_NORM_KEY ||
+			bsearch(&key, sorted_keys, nkeys, sizeof(Datum), CompareInt32Datums) == NULL)
+			continue;
+		ItemListAppend(hits, &itup->t_tid);
+	}
+}
+
+/* The pending list's first page, share-locked, or InvalidBuffer when the list is empty. */
+static Buffer
+PendingListHead(Relation index)
+{
+	Buffer		metabuffer = ReadBuffer(index, GIN_METAPAGE_BLKNO);
+	Buffer		buffer;
+	BlockNumber blkno;
+
+	LockBuffer(metabuffer, GIN_SHARE);
+	blkno = GinPageGetMeta(BufferGetPage(metabuffer))->head;
+	if (blkno == InvalidBlockNumber)
+	{
+		UnlockReleaseBuffer(metabuffer);
+		return InvalidBuffer;
+	}
+	buffer = ReadBuffer(index, blkno);
+	LockBuffer(buffer, GIN_SHARE);
+	UnlockReleaseBuffer(metabuffer);
+	return buffer;
+}
+
 /*
  * The rows of the pending list (fastupdate) that hold one of the query's
  * keys, once per key, in heap order.  Read before the entry tree, as GIN's
@@ -292,78 +357,44 @@ static void
 CursorOpenPending(PostingCursor *c, Relation index, GinState *ginstate,
 				  OffsetNumber attnum, Datum *sorted_keys, int nkeys)
 {
-	Buffer		metabuffer;
 	Buffer		buffer;
-	BlockNumber blkno;
-	ItemPointer hits = NULL;
-	int			nhits = 0;
-	int			maxhits = 0;
+	ItemList	hits = {NULL, 0, 0};
 
 	memset(c, 0, sizeof(*c));
 	c->buffer = InvalidBuffer;
 	c->done = true;
 
-	metabuffer = ReadBuffer(index, GIN_METAPAGE_BLKNO);
-	LockBuffer(metabuffer, GIN_SHARE);
-	blkno = GinPageGetMeta(BufferGetPage(metabuffer))->head;
-	if (blkno == InvalidBlockNumber)
-	{
-		UnlockReleaseBuffer(metabuffer);
+	buffer = PendingListHead(index);
+	if (!BufferIsValid(buffer))
 		return;
-	}
-	buffer = ReadBuffer(index, blkno);
-	LockBuffer(buffer, GIN_SHARE);
-	UnlockReleaseBuffer(metabuffer);
 	for (;;)
 	{
 		Page		page = BufferGetPage(buffer);
-		OffsetNumber maxoff;
+		BlockNumber blkno;
+		Buffer		next;
 
 		CHECK_FOR_INTERRUPTS();
 		/* a cleanup got here first: the rest is in the entry tree */
 		if (GinPageIsDeleted(page))
 			break;
-		maxoff = PageGetMaxOffsetNumber(page);
-		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-		{
-			IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
-			GinNullCategory category;
-			Datum		key;
-
-			if (gintuple_get_attrnum(ginstate, itup) != attnum)
-				continue;
-			key = gintuple_get_key(ginstate, itup, &category);
-			if (category != GIN_CAT_NORM_KEY ||
-				bsearch(&key, sorted_keys, nkeys, sizeof(Datum), CompareInt32Datums) == NULL)
-				continue;
-			if (nhits == maxhits)
-			{
-				maxhits = Max(maxhits * 2, 64);
-				hits = hits ? repalloc(hits, maxhits * sizeof(ItemPointerData))
-					: palloc(maxhits * sizeof(ItemPointerData));
-			}
-			hits[nhits++] = itup->t_tid;
-		}
+		PendingPageHits(page, ginstate, attnum, sorted_keys, nkeys, &hits);
 		blkno = GinPageGetOpaque(page)->rightlink;
 		if (blkno == InvalidBlockNumber)
 			break;
-		{
-			Buffer		next = ReadBuffer(index, blkno);
-
-			LockBuffer(next, GIN_SHARE);
-			UnlockReleaseBuffer(buffer);
-			buffer = next;
-		}
+		next = ReadBuffer(index, blkno);
+		LockBuffer(next, GIN_SHARE);
+		UnlockReleaseBuffer(buffer);
+		buffer = next;
 	}
 	UnlockReleaseBuffer(buffer);
-	if (nhits > 0)
+	if (hits.nitems > 0)
 	{
-		qsort(hits, nhits, sizeof(ItemPointerData), CompareItemPointers);
+		qsort(hits.items, hits.nitems, sizeof(ItemPointerData), CompareItemPointers);
 		c->done = false;
-		CursorSetItems(c, hits, nhits);
+		CursorSetItems(c, hits.items, hits.nitems);
 	}
-	else if (hits)
-		pfree(hits);
+	else if (hits.items)
+		pfree(hits.items);
 }
 
 /* binaryheap's order for a min-heap: the greater candidate sinks */
@@ -435,6 +466,144 @@ OfferCell(CandidateHeap *h, BlockNumber lo, int slots, int cell, int count)
 }
 
 /*
+ * The counts of one chunk of heap blocks, lo up to hi: a dense table of
+ * slots line pointers per block, the list of its cells that reach
+ * offer_at, and a hash table of the rare line pointer beyond the slots.
+ */
+typedef struct ChunkCounts
+{
+	uint16	   *counts;
+	int		   *reached;
+	int			nreached;		/* past max_reached: too many to list */
+	int			max_reached;
+	HTAB	   *overflow;
+	BlockNumber lo;
+	uint64		hi;
+	int			slots;
+	int			offer_at;
+} ChunkCounts;
+
+/* The first block of the next chunk: the lowest a cursor is at, or invalid. */
+static inline BlockNumber
+NextChunkStart(const PostingCursor *cursors, int ncursors)
+{
+	BlockNumber lo = InvalidBlockNumber;
+
+	for (int i = 0; i < ncursors; i++)
+		if (!cursors[i].done)
+			lo = Min(lo, ItemPointerGetBlockNumberNoCheck(&cursors[i].items[cursors[i].next]));
+	return lo;
+}
+
+/*
+ * Count items[next ..] up to the first past the chunk, and return where
+ * that one is (nitems if none).
+ */
+static inline int
+CountPageInChunk(ChunkCounts *t, ItemPointer items, int next, int nitems)
+{
+	/* the table and the page's items in locals: counts[] may alias anything */
+	uint16	   *counts = t->counts;
+	int		   *reached = t->reached;
+	int			nreached = t->nreached;
+	int			max_reached = t->max_reached;
+	BlockNumber lo = t->lo;
+	uint64		hi = t->hi;
+	int			slots = t->slots;
+	int			offer_at = t->offer_at;
+
+	for (; next < nitems; next++)
+	{
+		BlockNumber block = ItemPointerGetBlockNumberNoCheck(&items[next]);
+		OffsetNumber offset = ItemPointerGetOffsetNumberNoCheck(&items[next]);
+
+		if (block >= hi)
+			break;
+		if (likely(offset >= 1 && offset <= slots))
+		{
+			int			cell = (block - lo) * slots + offset - 1;
+
+			/* the cells reaching offer_at, while there is room */
+			if (++counts[cell] == offer_at && nreached <= max_reached)
+			{
+				if (nreached < max_reached)
+					reached[nreached] = cell;
+				nreached++;
+			}
+		}
+		else
+			CountOverflow(&t->overflow, &items[next]);
+	}
+	t->nreached = nreached;
+	return next;
+}
+
+/* Count a cursor's items in the chunk, a page at a time.  Returns the postings read. */
+static inline int64
+CountCursorInChunk(ChunkCounts *t, PostingCursor *c, Relation index)
+{
+	int64		postings = 0;
+
+	while (!c->done)
+	{
+		int			next = CountPageInChunk(t, c->items, c->next, c->nitems);
+
+		postings += next - c->next;
+		c->next = next;
+		if (next < c->nitems)
+			break;
+		CursorNextPage(c, index);
+	}
+	return postings;
+}
+
+/* Offer the chunk's cells that reached offer_at. */
+static void
+OfferChunk(CandidateHeap *h, const ChunkCounts *t)
+{
+	const uint16 *counts = t->counts;
+	BlockNumber lo = t->lo;
+	int			slots = t->slots;
+
+	if (t->nreached <= t->max_reached)
+	{
+		for (int i = 0; i < t->nreached; i++)
+			OfferCell(h, lo, slots, t->reached[i], counts[t->reached[i]]);
+	}
+	else
+	{
+		/* too many to list: every cell, skipping zeros four at a time */
+		for (int cell = 0; cell < TOPK_CHUNK_CELLS; cell += 4)
+		{
+			uint64		word;
+
+			memcpy(&word, &counts[cell], sizeof(word));
+			if (word == 0)
+				continue;
+			for (int c = cell; c < cell + 4; c++)
+				if (counts[c] >= t->offer_at)
+					OfferCell(h, lo, slots, c, counts[c]);
+		}
+	}
+}
+
+/* Offer the line pointers of the hash table that reached offer_at, and free it. */
+static void
+OfferOverflow(CandidateHeap *h, HTAB *overflow, int offer_at)
+{
+	HASH_SEQ_STATUS status;
+	OverflowCount *entry;
+
+	hash_seq_init(&status, overflow);
+	while ((entry = hash_seq_search(&status)) != NULL)
+		if (entry->count >= offer_at)
+			HeapOffer(h, MakeCandidate(entry->count,
+									   ItemPointerGetBlockNumberNoCheck(&entry->tid),
+									   ItemPointerGetOffsetNumberNoCheck(&entry->tid)));
+	hash_destroy(overflow);
+}
+
+/*
  * Count, for every row, the query's keys it holds, over all the cursors,
  * and keep the best counts in h.  The lists are in heap order; each round
  * counts the items of a chunk of heap blocks in a dense table of slots
@@ -447,122 +616,36 @@ CountKeys(PostingCursor *cursors, int ncursors, Relation index, int slots,
 		  int offer_at, CandidateHeap *h)
 {
 	int			chunk_blocks = TOPK_CHUNK_CELLS / slots;
-	uint16	   *counts = palloc(TOPK_CHUNK_CELLS * sizeof(uint16));
-	int			max_reached = TOPK_CHUNK_CELLS / 8;
-	int		   *reached = palloc(max_reached * sizeof(int));
-	HTAB	   *overflow = NULL;
 	int64		postings = 0;
+	ChunkCounts t;
+
+	t.counts = palloc(TOPK_CHUNK_CELLS * sizeof(uint16));
+	t.max_reached = TOPK_CHUNK_CELLS / 8;
+	t.reached = palloc(t.max_reached * sizeof(int));
+	t.overflow = NULL;
+	t.slots = slots;
+	t.offer_at = offer_at;
 
 	if (offer_at > 1)
 		h->dropped_max = Max(h->dropped_max, offer_at - 1);
 	for (;;)
 	{
-		BlockNumber lo = InvalidBlockNumber;
-		uint64		hi;
-		int			nreached = 0;
-
 		CHECK_FOR_INTERRUPTS();
-		for (int i = 0; i < ncursors; i++)
-			if (!cursors[i].done)
-				lo = Min(lo, ItemPointerGetBlockNumberNoCheck(&cursors[i].items[cursors[i].next]));
-		if (lo == InvalidBlockNumber)
+		t.lo = NextChunkStart(cursors, ncursors);
+		if (t.lo == InvalidBlockNumber)
 			break;
-		hi = (uint64) lo + chunk_blocks;
-		memset(counts, 0, TOPK_CHUNK_CELLS * sizeof(uint16));
-
+		t.hi = (uint64) t.lo + chunk_blocks;
+		t.nreached = 0;
+		memset(t.counts, 0, TOPK_CHUNK_CELLS * sizeof(uint16));
 		for (int i = 0; i < ncursors; i++)
-		{
-			PostingCursor *c = &cursors[i];
-
-			while (!c->done)
-			{
-				/* the page's items in locals: counts[] may alias anything */
-				ItemPointer items = c->items;
-				int			next = c->next;
-				int			nitems = c->nitems;
-
-				for (; next < nitems; next++)
-				{
-					BlockNumber block = ItemPointerGetBlockNumberNoCheck(&items[next]);
-					OffsetNumber offset = ItemPointerGetOffsetNumberNoCheck(&items[next]);
-
-					if (block >= hi)
-						break;
-					if (likely(offset >= 1 && offset <= slots))
-					{
-						int			cell = (block - lo) * slots + offset - 1;
-
-						/* the cells reaching offer_at, while there is room */
-						if (++counts[cell] == offer_at && nreached <= max_reached)
-						{
-							if (nreached < max_reached)
-								reached[nreached] = cell;
-							nreached++;
-						}
-					}
-					else
-						CountOverflow(&overflow, &items[next]);
-				}
-				postings += next - c->next;
-				c->next = next;
-				if (next < nitems)
-					break;
-				CursorNextPage(c, index);
-			}
-		}
-
-		if (nreached <= max_reached)
-		{
-			for (int i = 0; i < nreached; i++)
-				OfferCell(h, lo, slots, reached[i], counts[reached[i]]);
-		}
-		else
-		{
-			/* too many to list: every cell, skipping zeros four at a time */
-			for (int cell = 0; cell < TOPK_CHUNK_CELLS; cell += 4)
-			{
-				uint64		word;
-
-				memcpy(&word, &counts[cell], sizeof(word));
-				if (word == 0)
-					continue;
-				for (int c = cell; c < cell + 4; c++)
-					if (counts[c] >= offer_at)
-						OfferCell(h, lo, slots, c, counts[c]);
-			}
-		}
+			postings += CountCursorInChunk(&t, &cursors[i], index);
+		OfferChunk(h, &t);
 	}
-	if (overflow)
-	{
-		HASH_SEQ_STATUS status;
-		OverflowCount *entry;
-
-		hash_seq_init(&status, overflow);
-		while ((entry = hash_seq_search(&status)) != NULL)
-			if (entry->count >= offer_at)
-				HeapOffer(h, MakeCandidate(entry->count,
-										   ItemPointerGetBlockNumberNoCheck(&entry->tid),
-										   ItemPointerGetOffsetNumberNoCheck(&entry->tid)));
-		hash_destroy(overflow);
-	}
-	pfree(reached);
-	pfree(counts);
+	if (t.overflow)
+		OfferOverflow(h, t.overflow, offer_at);
+	pfree(t.reached);
+	pfree(t.counts);
 	return postings;
-}
-
-/* An integer column's value as int64. */
-static int64
-IdValue(Datum value, Oid type)
-{
-	switch (type)
-	{
-		case INT2OID:
-			return DatumGetInt16(value);
-		case INT4OID:
-			return DatumGetInt32(value);
-		default:
-			return DatumGetInt64(value);
-	}
 }
 
 /* What one top-k search reads and keeps. */
@@ -624,25 +707,15 @@ ListsToSkip(const PostingCursor *cursors, int nkeys)
 }
 
 /*
- * Count the query's keys in all its lists but the skip_longest longest
- * (when skip_longest is -1, as many as ListsToSkip chooses), then read
- * rows by falling count until no row left can reach the k-th.  A row's
- * agreeing positions are at most its count, plus the positions of the
- * lists left unread and of no band.
+ * A cursor on each of the query's lists and one on the pending list's
+ * rows, s->nkeys + 1 in all, ordered for counting: the lists to read (all
+ * but the *unread longest), the pending list's rows, then the lists left
+ * unread.  skip_longest is *unread, or -1 to let ListsToSkip choose.
  */
-static TopKOutcome
-SearchOnce(TopKSearch *s, int skip_longest, int offer_at, int cap,
-		   TopRow *top, int *ntop)
+static PostingCursor *
+OpenCursors(TopKSearch *s, int skip_longest, int *unread)
 {
 	PostingCursor *cursors = palloc((s->nkeys + 1) * sizeof(PostingCursor));
-	CandidateHeap heap;
-	int			unread;
-	int			bound_slack;
-	bool		stopped = false;
-	TopKOutcome outcome = TOPK_ANSWERED;
-	IndexFetchTableData *fetch;
-	TupleTableSlot *slot;
-	int			num_perm = s->query->num_perm;
 
 	/* the pending list first (see CursorOpenPending), then the entry tree */
 	CursorOpenPending(&cursors[s->nkeys], s->index, &s->ginstate, s->column,
@@ -653,102 +726,176 @@ SearchOnce(TopKSearch *s, int skip_longest, int offer_at, int cap,
 		CursorOpen(&cursors[i], s->index, &s->ginstate, s->column, s->keys[i], s->snapshot);
 	}
 	qsort(cursors, s->nkeys, sizeof(PostingCursor), CursorByEstimate);
-	unread = skip_longest >= 0 ? skip_longest : ListsToSkip(cursors, s->nkeys);
+	*unread = skip_longest >= 0 ? skip_longest : ListsToSkip(cursors, s->nkeys);
 
 	/* the lists read: the shortest, and the pending list's rows */
-	if (unread > 0)
+	if (*unread > 0)
 	{
 		PostingCursor pending = cursors[s->nkeys];
 
-		cursors[s->nkeys] = cursors[s->nkeys - unread];
-		cursors[s->nkeys - unread] = pending;
+		cursors[s->nkeys] = cursors[s->nkeys - *unread];
+		cursors[s->nkeys - *unread] = pending;
 	}
-	heap.heap = binaryheap_allocate(cap, CandidateSinks, NULL);
-	heap.dropped_max = 0;
-	s->postings += CountKeys(cursors, s->nkeys - unread + 1, s->index, s->slots,
-							 offer_at, &heap);
-	for (int i = 0; i <= s->nkeys; i++)
+	return cursors;
+}
+
+/* Unpin the leaves the cursors hold, and free them. */
+static void
+CloseCursors(PostingCursor *cursors, int ncursors)
+{
+	for (int i = 0; i < ncursors; i++)
 		if (BufferIsValid(cursors[i].buffer))
 			ReleaseBuffer(cursors[i].buffer);
-	bound_slack = s->slack + unread;
+	pfree(cursors);
+}
+
+/*
+ * Fetch a candidate's row into slot, with its similarity to the query.
+ * False when the snapshot sees no such row, its sketch is NULL, or it
+ * agrees with the query nowhere.
+ */
+static bool
+FetchCandidate(TopKSearch *s, IndexFetchTableData *fetch, TupleTableSlot *slot,
+			   Candidate c, double *similarity)
+{
+	ItemPointerData tid;
+	bool		call_again = false;
+	bool		all_dead = false;
+	bool		isnull;
+	Datum		value;
+	MinHash    *sketch;
+
+	ItemPointerSet(&tid, (BlockNumber) (c >> 16), (OffsetNumber) (c & 0xFFFF));
+	if (!table_index_fetch_tuple(fetch, &tid, s->snapshot, slot, &call_again, &all_dead))
+		return false;
+	value = slot_getattr(slot, s->sketch_attnum, &isnull);
+	if (isnull)
+		return false;
+	sketch = DatumGetMinHashP(value);
+	*similarity = MinHashSimilarity(s->query, sketch);
+	if ((Pointer) sketch != DatumGetPointer(value))
+		pfree(sketch);
+	return *similarity > 0.0;
+}
+
+/* Insert row into the sorted answer top[0 .. *ntop) of at most k, dropping its last if full. */
+static inline void
+AnswerInsert(TopRow *top, int *ntop, int k, const TopRow *row)
+{
+	int			at;
+
+	if (*ntop == k && !TopRowBefore(row, &top[k - 1]))
+		return;
+	at = *ntop < k ? (*ntop)++ : k - 1;
+	while (at > 0 && TopRowBefore(row, &top[at - 1]))
+	{
+		top[at] = top[at - 1];
+		at--;
+	}
+	top[at] = *row;
+}
+
+/*
+ * Read the kept rows by falling count into the answer top[0 .. *ntop),
+ * and set *stopped when no row left can reach its k-th.  Returns
+ * TOPK_GIVE_UP at a NULL id, else TOPK_ANSWERED.
+ */
+static TopKOutcome
+ReadByCount(TopKSearch *s, binaryheap *kept, int bound_slack,
+			TopRow *top, int *ntop, bool *stopped)
+{
+	int			num_perm = s->query->num_perm;
+	TopKOutcome outcome = TOPK_ANSWERED;
+	IndexFetchTableData *fetch;
+	TupleTableSlot *slot;
 
 	/* by falling count: the heap's array, sorted */
-	qsort(heap.heap->bh_nodes, heap.heap->bh_size, sizeof(Datum), CandidateByCountDesc);
+	qsort(kept->bh_nodes, kept->bh_size, sizeof(Datum), CandidateByCountDesc);
 	fetch = table_index_fetch_begin(s->rel);
 	slot = table_slot_create(s->rel, NULL);
 	*ntop = 0;
-	for (int i = 0; i < heap.heap->bh_size; i++)
+	for (int i = 0; i < kept->bh_size; i++)
 	{
-		Candidate	c = DatumGetUInt64(heap.heap->bh_nodes[i]);
+		Candidate	c = DatumGetUInt64(kept->bh_nodes[i]);
 
 		/* counts may exceed the bands only by pending rows seen twice */
 		int			agreeing = Min(CandidateCount(c), s->nkeys) + bound_slack;
 		double		bound = (double) Min(agreeing, num_perm) / num_perm;
-		ItemPointerData tid;
-		bool		call_again = false;
-		bool		all_dead = false;
-		bool		isnull;
-		Datum		value;
 		TopRow		row;
-		int			at;
+		Datum		id;
+		bool		isnull;
 
 		CHECK_FOR_INTERRUPTS();
-		ItemPointerSet(&tid, (BlockNumber) (c >> 16), (OffsetNumber) (c & 0xFFFF));
 		if (*ntop == s->k && bound < top[s->k - 1].similarity)
 		{
-			stopped = true;
+			*stopped = true;
 			break;
 		}
-		if (!table_index_fetch_tuple(fetch, &tid, s->snapshot, slot, &call_again, &all_dead))
+		if (!FetchCandidate(s, fetch, slot, c, &row.similarity))
 			continue;
-		value = slot_getattr(slot, s->sketch_attnum, &isnull);
-		if (isnull)
-			continue;
-		{
-			MinHash    *sketch = DatumGetMinHashP(value);
-
-			row.similarity = MinHashSimilarity(s->query, sketch);
-			if ((Pointer) sketch != DatumGetPointer(value))
-				pfree(sketch);
-		}
-		if (row.similarity <= 0.0)
-			continue;
-		value = slot_getattr(slot, s->id_attnum, &isnull);
+		id = slot_getattr(slot, s->id_attnum, &isnull);
 		if (isnull)
 		{
 			outcome = TOPK_GIVE_UP;
 			break;
 		}
-		row.id = IdValue(value, s->id_type);
-
-		/* insert into the sorted answer, dropping its last if full */
-		if (*ntop == s->k && !TopRowBefore(&row, &top[s->k - 1]))
-			continue;
-		at = *ntop < s->k ? (*ntop)++ : s->k - 1;
-		while (at > 0 && TopRowBefore(&row, &top[at - 1]))
-		{
-			top[at] = top[at - 1];
-			at--;
-		}
-		top[at] = row;
+		row.id = IdGetInt64(id, s->id_type);
+		AnswerInsert(top, ntop, s->k, &row);
 	}
 	ExecDropSingleTupleTableSlot(slot);
 	table_index_fetch_end(fetch);
-	binaryheap_free(heap.heap);
-	pfree(cursors);
+	return outcome;
+}
+
+/*
+ * Could a row that agrees with the query on at most rest positions reach
+ * the answer top[0 .. ntop)?  Any row above 0 could while it has fewer
+ * than k rows.
+ */
+static bool
+RestCouldReach(const TopKSearch *s, int rest, const TopRow *top, int ntop)
+{
+	int			num_perm = s->query->num_perm;
+
+	if (ntop == s->k)
+		return (double) Min(rest, num_perm) / num_perm >= top[s->k - 1].similarity;
+	return rest > 0;
+}
+
+/*
+ * Count the query's keys in all its lists but the skip_longest longest
+ * (when skip_longest is -1, as many as ListsToSkip chooses), then read
+ * rows by falling count until no row left can reach the k-th.  A row's
+ * agreeing positions are at most its count, plus the positions of the
+ * lists left unread and of no band.
+ */
+static TopKOutcome
+SearchOnce(TopKSearch *s, int skip_longest, int offer_at, int cap,
+		   TopRow *top, int *ntop)
+{
+	int			unread;
+	PostingCursor *cursors = OpenCursors(s, skip_longest, &unread);
+	int			bound_slack = s->slack + unread;
+	CandidateHeap heap;
+	bool		stopped = false;
+	TopKOutcome outcome;
+
+	heap.heap = binaryheap_allocate(cap, CandidateSinks, NULL);
+	heap.dropped_max = 0;
+	s->postings += CountKeys(cursors, s->nkeys - unread + 1, s->index, s->slots,
+							 offer_at, &heap);
+	CloseCursors(cursors, s->nkeys + 1);
+
+	outcome = ReadByCount(s, heap.heap, bound_slack, top, ntop, &stopped);
 
 	/*
 	 * Every kept row was read: the rows not kept, and those in no list read,
 	 * must not be able to reach the answer.
 	 */
-	if (outcome == TOPK_ANSWERED && !stopped)
-	{
-		int			rest = heap.dropped_max + bound_slack;
-
-		if (*ntop == s->k ? (double) Min(rest, num_perm) / num_perm >= top[s->k - 1].similarity
-			: rest > 0)
-			outcome = TOPK_UNBOUNDED;
-	}
+	if (outcome == TOPK_ANSWERED && !stopped &&
+		RestCouldReach(s, heap.dropped_max + bound_slack, top, *ntop))
+		outcome = TOPK_UNBOUNDED;
+	binaryheap_free(heap.heap);
 	s->unread = unread;
 	return outcome;
 }
@@ -797,34 +944,48 @@ FindCountingIndex(Relation rel, AttrNumber attnum, Oid family, int *column)
 }
 
 /*
- * The answer above 0 from one table with storage (a leaf of tbl), merged
- * into top[0 .. *ntop): *ntop stays at most k.  Returns TOPK_GIVE_UP when
- * the table has no counting index or cannot be counted.
+ * Line pointers counted densely per heap block: half as many again as
+ * the rows a page holds on average, when the table's statistics say; at
+ * most twice what fits of rows with a sketch.  Rows beyond go to a hash
+ * table.
  */
-static TopKOutcome
-SearchRelation(TopKSearch *s, Relation rel, Oid family, TopRow *top, int *ntop,
-			   StringInfo index_names)
+static int
+DenseSlots(Relation rel, int num_perm)
+{
+	int			slots;
+
+	slots = BLCKSZ / (MAXALIGN(SizeofHeapTupleHeader) + MINHASH_HEADER_SIZE +
+					  sizeof(uint32) * num_perm + sizeof(ItemIdData));
+	slots = Min(Max(2 * slots, 8), MaxHeapTuplesPerPage);
+	if (rel->rd_rel->relpages > 0 && rel->rd_rel->reltuples > 0)
+		slots = Min(slots, (int) ceil(1.5 * rel->rd_rel->reltuples / rel->rd_rel->relpages) + 1);
+	return TYPEALIGN(4, slots);
+}
+
+/*
+ * Set s up to search one table with storage: its columns, its counting
+ * index (opened), the query's keys in it.  False when the table has no
+ * counting index or cannot be counted.
+ */
+static bool
+OpenRelation(TopKSearch *s, Relation rel, Oid family)
 {
 	Oid			index_oid;
 	int			column = 0;
 	int			bands,
 				rows;
-	int			slots;
 	int32		nkeys;
-	TopRow	   *found;
-	int			nfound = 0;
-	TopKOutcome outcome;
 
 	if (rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_MATVIEW)
-		return TOPK_GIVE_UP;
+		return false;
 	/* a partition's columns may sit at other numbers than its parent's */
 	s->sketch_attnum = get_attnum(RelationGetRelid(rel), s->sketch_name);
 	s->id_attnum = get_attnum(RelationGetRelid(rel), s->id_name);
 	if (s->sketch_attnum <= 0 || s->id_attnum <= 0)
-		return TOPK_GIVE_UP;
+		return false;
 	index_oid = FindCountingIndex(rel, s->sketch_attnum, family, &column);
 	if (!OidIsValid(index_oid))
-		return TOPK_GIVE_UP;
+		return false;
 
 	s->rel = rel;
 	s->index = index_open(index_oid, AccessShareLock);
@@ -833,37 +994,30 @@ SearchRelation(TopKSearch *s, Relation rel, Oid family, TopRow *top, int *ntop,
 	s->nkeys = nkeys;
 	s->slack = s->query->num_perm - bands;
 	qsort(s->keys, s->nkeys, sizeof(Datum), CompareInt32Datums);
-
-	/*
-	 * Line pointers counted densely per heap block: half as many again as
-	 * the rows a page holds on average, when the table's statistics say; at
-	 * most twice what fits of rows with a sketch.  Rows beyond go to a hash
-	 * table.
-	 */
-	slots = BLCKSZ / (MAXALIGN(SizeofHeapTupleHeader) + MINHASH_HEADER_SIZE +
-					  sizeof(uint32) * s->query->num_perm + sizeof(ItemIdData));
-	slots = Min(Max(2 * slots, 8), MaxHeapTuplesPerPage);
-	if (rel->rd_rel->relpages > 0 && rel->rd_rel->reltuples > 0)
-		slots = Min(slots, (int) ceil(1.5 * rel->rd_rel->reltuples / rel->rd_rel->relpages) + 1);
-	s->slots = TYPEALIGN(4, slots);
+	s->slots = DenseSlots(rel, s->query->num_perm);
 
 	/* the serializable read is of the whole table, as a scan's */
 	PredicateLockRelation(rel, s->snapshot);
 	initGinState(&s->ginstate, s->index);
-	found = palloc(s->k * sizeof(TopRow));
+	return true;
+}
 
-	/*
-	 * The longest lists left unread, rows offered from a few keys up; then
-	 * if need be all lists, rows offered from what the k-th row found agrees
-	 * on; then room for as many rows as work_mem holds.
-	 */
-	outcome = SearchOnce(s, -1, TOPK_OFFER_AT, s->cap, found, &nfound);
+/*
+ * The longest lists left unread, rows offered from a few keys up; then
+ * if need be all lists, rows offered from what the k-th row found agrees
+ * on; then room for as many rows as work_mem holds.
+ */
+static TopKOutcome
+SearchTries(TopKSearch *s, TopRow *found, int *nfound)
+{
+	TopKOutcome outcome = SearchOnce(s, -1, TOPK_OFFER_AT, s->cap, found, nfound);
+
 	for (int try = 0; try < 2 && outcome == TOPK_UNBOUNDED; try++)
 	{
 		int			offer_at = 1;
 		int			cap = s->cap;
 
-		if (nfound == s->k)
+		if (*nfound == s->k)
 			offer_at = Max(Min(TOPK_OFFER_AT, (int) rint(found[s->k - 1].similarity * s->query->num_perm)), 1);
 		if (try == 1)
 		{
@@ -872,22 +1026,48 @@ SearchRelation(TopKSearch *s, Relation rel, Oid family, TopRow *top, int *ntop,
 			if (cap <= s->cap)
 				break;
 		}
-		outcome = SearchOnce(s, 0, offer_at, cap, found, &nfound);
+		outcome = SearchOnce(s, 0, offer_at, cap, found, nfound);
 	}
+	return outcome;
+}
+
+/* Merge found[0 .. nfound) into top[0 .. *ntop), both sorted: keep the first k. */
+static void
+MergeAnswer(TopRow *top, int *ntop, const TopRow *found, int nfound, int k)
+{
+	TopRow	   *merged = palloc(k * sizeof(TopRow));
+	int			a = 0,
+				b = 0,
+				n = 0;
+
+	while (n < k && (a < *ntop || b < nfound))
+		merged[n++] = (b >= nfound || (a < *ntop && TopRowBefore(&top[a], &found[b])))
+			? top[a++] : found[b++];
+	memcpy(top, merged, n * sizeof(TopRow));
+	*ntop = n;
+	pfree(merged);
+}
+
+/*
+ * The answer above 0 from one table with storage (a leaf of tbl), merged
+ * into top[0 .. *ntop): *ntop stays at most k.  Returns TOPK_GIVE_UP when
+ * the table has no counting index or cannot be counted.
+ */
+static TopKOutcome
+SearchRelation(TopKSearch *s, Relation rel, Oid family, TopRow *top, int *ntop,
+			   StringInfo index_names)
+{
+	TopRow	   *found;
+	int			nfound = 0;
+	TopKOutcome outcome;
+
+	if (!OpenRelation(s, rel, family))
+		return TOPK_GIVE_UP;
+	found = palloc(s->k * sizeof(TopRow));
+	outcome = SearchTries(s, found, &nfound);
 	if (outcome == TOPK_ANSWERED)
 	{
-		/* merge: both sorted, keep the first k */
-		TopRow	   *merged = palloc(s->k * sizeof(TopRow));
-		int			a = 0,
-					b = 0,
-					n = 0;
-
-		while (n < s->k && (a < *ntop || b < nfound))
-			merged[n++] = (b >= nfound || (a < *ntop && TopRowBefore(&top[a], &found[b])))
-				? top[a++] : found[b++];
-		memcpy(top, merged, n * sizeof(TopRow));
-		*ntop = n;
-		pfree(merged);
+		MergeAnswer(top, ntop, found, nfound, s->k);
 		s->all_unread = Max(s->all_unread, s->unread);
 		appendStringInfo(index_names, "%s%s", index_names->len > 0 ? ", " : "",
 						 RelationGetRelationName(s->index));
@@ -895,6 +1075,92 @@ SearchRelation(TopKSearch *s, Relation rel, Oid family, TopRow *top, int *ntop,
 	pfree(found);
 	index_close(s->index, AccessShareLock);
 	return outcome == TOPK_UNBOUNDED ? TOPK_GIVE_UP : outcome;
+}
+
+/*
+ * Search tbl, or each of its partitions and children with storage, merging
+ * the answers into top[0 .. *ntop).  Stops at the first table that does
+ * not answer.
+ */
+static TopKOutcome
+SearchTables(TopKSearch *s, Oid relid, Oid family, TopRow *top, int *ntop,
+			 StringInfo index_names)
+{
+	List	   *tables = find_all_inheritors(relid, AccessShareLock, NULL);
+	ListCell   *lc;
+	TopKOutcome outcome = TOPK_ANSWERED;
+
+	foreach(lc, tables)
+	{
+		Relation	rel = relation_open(lfirst_oid(lc), AccessShareLock);
+
+		if (rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
+			outcome = SearchRelation(s, rel, family, top, ntop, index_names);
+		relation_close(rel, AccessShareLock);
+		if (outcome != TOPK_ANSWERED)
+			break;
+	}
+	return outcome;
+}
+
+/*
+ * The type of tbl's id column, and whether the caller may SELECT it and
+ * the sketch column; an error when either does not exist.
+ */
+static bool
+CallerMaySelect(Oid relid, Name sketch_column, Name id_column, Oid *id_type)
+{
+	AttrNumber	sketch_attnum = get_attnum(relid, NameStr(*sketch_column));
+	AttrNumber	id_attnum = get_attnum(relid, NameStr(*id_column));
+
+	if (sketch_attnum == InvalidAttrNumber || id_attnum == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of relation \"%s\" does not exist",
+						NameStr(sketch_attnum == InvalidAttrNumber ? *sketch_column : *id_column),
+						get_rel_name(relid))));
+	if (sketch_attnum < 0 || id_attnum < 0 ||
+		(pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
+		 (pg_attribute_aclcheck(relid, sketch_attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
+		  pg_attribute_aclcheck(relid, id_attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)))
+		return false;
+	*id_type = get_atttype(relid, id_attnum);
+	return true;
+}
+
+/*
+ * Can the index answer: no row security on tbl, an integer id, a query
+ * with keys, and room in work_mem for the rows kept and the dense table.
+ */
+static bool
+CountingApplies(Oid relid, const TopKSearch *s)
+{
+	return check_enable_rls(relid, InvalidOid, true) != RLS_ENABLED &&
+		(s->id_type == INT2OID || s->id_type == INT4OID || s->id_type == INT8OID) &&
+		!(s->query->flags & MINHASH_FLAG_EMPTY) &&
+		(Size) s->cap * (sizeof(Datum) + sizeof(TopRow)) + TOPK_COUNTING_BYTES <=
+		(Size) work_mem * 1024;
+}
+
+/* The answer top[0 .. ntop) as the result's columns. */
+static void
+AnswerColumns(const TopKSearch *s, const TopRow *top, int ntop,
+			  const char *index_names, Datum *result, bool *nulls)
+{
+	Datum	   *ids = palloc(Max(ntop, 1) * sizeof(Datum));
+	Datum	   *sims = palloc(Max(ntop, 1) * sizeof(Datum));
+
+	for (int i = 0; i < ntop; i++)
+	{
+		ids[i] = Int64GetDatum(top[i].id);
+		sims[i] = Float8GetDatum(top[i].similarity);
+	}
+	result[0] = PointerGetDatum(construct_array(ids, ntop, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	result[1] = PointerGetDatum(construct_array(sims, ntop, FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	result[2] = Int64GetDatum(s->postings);
+	result[3] = CStringGetTextDatum(index_names);
+	result[4] = Int32GetDatum(s->all_unread);
+	memset(nulls, false, 5 * sizeof(bool));
 }
 
 /*
@@ -924,9 +1190,6 @@ minhash_index_top_k(PG_FUNCTION_ARGS)
 	Datum		result[5];
 	bool		nulls[5] = {true, true, true, true, true};
 	TopKSearch	s;
-	AttrNumber	sketch_attnum,
-				id_attnum;
-	Oid			id_type;
 
 	if (get_call_result_type(fcinfo, NULL, &result_desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -942,25 +1205,11 @@ minhash_index_top_k(PG_FUNCTION_ARGS)
 	 * Its partitions and children are read as a scan of tbl reads them,
 	 * with tbl's rights and policies.
 	 */
-	sketch_attnum = get_attnum(relid, NameStr(*sketch_column));
-	id_attnum = get_attnum(relid, NameStr(*id_column));
-	if (sketch_attnum == InvalidAttrNumber || id_attnum == InvalidAttrNumber)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_COLUMN),
-				 errmsg("column \"%s\" of relation \"%s\" does not exist",
-						NameStr(sketch_attnum == InvalidAttrNumber ? *sketch_column : *id_column),
-						get_rel_name(relid))));
-	if (sketch_attnum < 0 || id_attnum < 0 ||
-		(pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
-		 (pg_attribute_aclcheck(relid, sketch_attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
-		  pg_attribute_aclcheck(relid, id_attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)))
-		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, result, nulls)));
-	id_type = get_atttype(relid, id_attnum);
-
 	memset(&s, 0, sizeof(s));
+	if (!CallerMaySelect(relid, sketch_column, id_column, &s.id_type))
+		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, result, nulls)));
 	s.sketch_name = NameStr(*sketch_column);
 	s.id_name = NameStr(*id_column);
-	s.id_type = id_type;
 	s.query = query;
 	s.k = k;
 	s.snapshot = GetActiveSnapshot();
@@ -971,48 +1220,17 @@ minhash_index_top_k(PG_FUNCTION_ARGS)
 	 * dense table, fall back.
 	 */
 	s.cap = Max(4 * k, TOPK_MIN_KEPT);
-	if (check_enable_rls(relid, InvalidOid, true) != RLS_ENABLED &&
-		(id_type == INT2OID || id_type == INT4OID || id_type == INT8OID) &&
-		!(query->flags & MINHASH_FLAG_EMPTY) &&
-		(Size) s.cap * (sizeof(Datum) + sizeof(TopRow)) + TOPK_COUNTING_BYTES <=
-		(Size) work_mem * 1024)
+	if (CountingApplies(relid, &s))
 	{
 		Oid			family = MinHashGinFamily(fcinfo->flinfo->fn_oid);
-		List	   *tables = find_all_inheritors(relid, AccessShareLock, NULL);
-		ListCell   *lc;
 		TopRow	   *top = palloc(k * sizeof(TopRow));
 		int			ntop = 0;
-		TopKOutcome outcome = TOPK_ANSWERED;
 		StringInfoData index_names;
 
 		initStringInfo(&index_names);
-		foreach(lc, tables)
-		{
-			Relation	rel = relation_open(lfirst_oid(lc), AccessShareLock);
-
-			if (rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
-				outcome = SearchRelation(&s, rel, family, top, &ntop, &index_names);
-			relation_close(rel, AccessShareLock);
-			if (outcome != TOPK_ANSWERED)
-				break;
-		}
-		if (outcome == TOPK_ANSWERED && index_names.len > 0)
-		{
-			Datum	   *ids = palloc(Max(ntop, 1) * sizeof(Datum));
-			Datum	   *sims = palloc(Max(ntop, 1) * sizeof(Datum));
-
-			for (int i = 0; i < ntop; i++)
-			{
-				ids[i] = Int64GetDatum(top[i].id);
-				sims[i] = Float8GetDatum(top[i].similarity);
-			}
-			result[0] = PointerGetDatum(construct_array(ids, ntop, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-			result[1] = PointerGetDatum(construct_array(sims, ntop, FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-			result[2] = Int64GetDatum(s.postings);
-			result[3] = CStringGetTextDatum(index_names.data);
-			result[4] = Int32GetDatum(s.all_unread);
-			memset(nulls, false, sizeof(nulls));
-		}
+		if (SearchTables(&s, relid, family, top, &ntop, &index_names) == TOPK_ANSWERED &&
+			index_names.len > 0)
+			AnswerColumns(&s, top, ntop, index_names.data, result, nulls);
 	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, result, nulls)));
 }

@@ -367,47 +367,25 @@ BatchQuery(Oid relid, Name fp_column, Name id_column, Oid simhash_type)
 					quote_qualified_identifier(nspname, relname));
 }
 
-/*
- * simhash_batch(queries regclass, targets regclass, max_distance int,
- * fingerprint_column name, id_column name): (query_id, target_id, distance)
- * for every pair within max_distance bits (NULL: ndd.hamming_threshold).
- */
-PG_FUNCTION_INFO_V1(simhash_batch);
-Datum
-simhash_batch(PG_FUNCTION_ARGS)
+/* ndd's simhash, found beside this function (the extension is relocatable). */
+static Oid
+BatchSimHashType(Oid fn_oid)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	BatchState *state;
-	Oid			simhash_type;
-	char	   *queries_sql;
-	char	   *targets_sql;
-	SPIPlanPtr	plan;
-	Portal		portal;
-	SPIExecuteOptions options;
-	int			max_distance;
-	int			passes = 0;
-	bool		more = true;
+	Oid			simhash_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+											   CStringGetDatum("simhash"),
+											   ObjectIdGetDatum(NddNamespace(fn_oid)));
 
-	for (int i = 0; i < 5; i++)
-		if (i != 2 && PG_ARGISNULL(i))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("queries, targets, fingerprint_column and id_column must not be null")));
-	max_distance = PG_ARGISNULL(2) ? ndd_hamming_threshold : PG_GETARG_INT32(2);
-	NddCheckMaxDistance(max_distance);
-
-	/* ndd's simhash, found beside this function (the extension is relocatable) */
-	simhash_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-								   CStringGetDatum("simhash"),
-								   ObjectIdGetDatum(NddNamespace(fcinfo->flinfo->fn_oid)));
 	if (!OidIsValid(simhash_type))
 		elog(ERROR, "type simhash not found beside function simhash_batch");
-	queries_sql = BatchQuery(PG_GETARG_OID(0), PG_GETARG_NAME(3), PG_GETARG_NAME(4), simhash_type);
-	targets_sql = BatchQuery(PG_GETARG_OID(1), PG_GETARG_NAME(3), PG_GETARG_NAME(4), simhash_type);
+	return simhash_type;
+}
 
-	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+/* The state of a batch: the receiver of the targets, the tables' layout, their room in work_mem. */
+static BatchState *
+BatchStateCreate(ReturnSetInfo *rsinfo, int max_distance)
+{
+	BatchState *state = palloc0(sizeof(BatchState));
 
-	state = palloc0(sizeof(BatchState));
 	state->pub.receiveSlot = BatchReceiveSlot;
 	state->pub.rStartup = BatchStartup;
 	state->pub.rShutdown = BatchShutdown;
@@ -432,12 +410,87 @@ simhash_batch(PG_FUNCTION_ARGS)
 	state->ids = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(int64));
 	state->fps = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(SimHash));
 	state->capacity = 1;
+	return state;
+}
 
-	SPI_connect();
-	plan = SPI_prepare(queries_sql, 0, NULL);
+/* A cursor on the queries, as the caller (SPI must be connected). */
+static Portal
+BatchOpenQueries(const char *queries_sql)
+{
+	SPIPlanPtr	plan = SPI_prepare(queries_sql, 0, NULL);
+
 	if (plan == NULL)
 		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-	portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
+	return SPI_cursor_open(NULL, plan, NULL, NULL, true);
+}
+
+/*
+ * Read the next chunk of queries, as many as work_mem holds.  Returns
+ * false when the cursor ran out of rows.
+ */
+static bool
+BatchReadQueries(BatchState *state, Portal portal)
+{
+	state->nqueries = 0;
+	while (state->nqueries < state->limit)
+	{
+		uint64		want = Min((uint64) BATCH_FETCH_ROWS, (uint64) (state->limit - state->nqueries));
+
+		SPI_cursor_fetch(portal, true, (long) want);
+		for (uint64 r = 0; r < SPI_processed; r++)
+		{
+			HeapTuple	tuple = SPI_tuptable->vals[r];
+			bool		isnull;
+			int64		id = DatumGetInt64(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &isnull));
+			SimHash		fp = DatumGetSimHash(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 2, &isnull));
+
+			BatchAddQuery(state, id, fp);
+		}
+		SPI_freetuptable(SPI_tuptable);
+		CHECK_FOR_INTERRUPTS();
+		if (SPI_processed < want)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * simhash_batch(queries regclass, targets regclass, max_distance int,
+ * fingerprint_column name, id_column name): (query_id, target_id, distance)
+ * for every pair within max_distance bits (NULL: ndd.hamming_threshold).
+ */
+PG_FUNCTION_INFO_V1(simhash_batch);
+Datum
+simhash_batch(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	BatchState *state;
+	Oid			simhash_type;
+	char	   *queries_sql;
+	char	   *targets_sql;
+	Portal		portal;
+	SPIExecuteOptions options;
+	int			max_distance;
+	int			passes = 0;
+	bool		more = true;
+
+	for (int i = 0; i < 5; i++)
+		if (i != 2 && PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("queries, targets, fingerprint_column and id_column must not be null")));
+	max_distance = PG_ARGISNULL(2) ? ndd_hamming_threshold : PG_GETARG_INT32(2);
+	NddCheckMaxDistance(max_distance);
+
+	simhash_type = BatchSimHashType(fcinfo->flinfo->fn_oid);
+	queries_sql = BatchQuery(PG_GETARG_OID(0), PG_GETARG_NAME(3), PG_GETARG_NAME(4), simhash_type);
+	targets_sql = BatchQuery(PG_GETARG_OID(1), PG_GETARG_NAME(3), PG_GETARG_NAME(4), simhash_type);
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	state = BatchStateCreate(rsinfo, max_distance);
+
+	SPI_connect();
+	portal = BatchOpenQueries(queries_sql);
 	memset(&options, 0, sizeof(options));
 	options.read_only = true;
 	options.dest = (DestReceiver *) state;
@@ -445,29 +498,7 @@ simhash_batch(PG_FUNCTION_ARGS)
 	while (more)
 	{
 		/* read as many queries as work_mem holds */
-		state->nqueries = 0;
-		while (state->nqueries < state->limit)
-		{
-			uint64		want = Min((uint64) BATCH_FETCH_ROWS, (uint64) (state->limit - state->nqueries));
-
-			SPI_cursor_fetch(portal, true, (long) want);
-			for (uint64 r = 0; r < SPI_processed; r++)
-			{
-				HeapTuple	tuple = SPI_tuptable->vals[r];
-				bool		isnull;
-				int64		id = DatumGetInt64(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &isnull));
-				SimHash		fp = DatumGetSimHash(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 2, &isnull));
-
-				BatchAddQuery(state, id, fp);
-			}
-			SPI_freetuptable(SPI_tuptable);
-			CHECK_FOR_INTERRUPTS();
-			if (SPI_processed < want)
-			{
-				more = false;
-				break;
-			}
-		}
+		more = BatchReadQueries(state, portal);
 		if (state->nqueries == 0)
 			break;
 		if (passes++ == 1)

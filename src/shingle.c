@@ -331,6 +331,117 @@ TokenizerTake(Tokenizer *tz)
 	tz->queue_pos++;
 }
 
+/* Look at pending interrupts once every SHINGLE_INTERRUPT_BYTES of input. */
+static inline void
+TokenizerCheckInterrupts(Tokenizer *tz, const unsigned char *p)
+{
+	if (unlikely(p >= tz->next_check))
+	{
+		CHECK_FOR_INTERRUPTS();
+		tz->next_check = p + SHINGLE_INTERRUPT_BYTES;
+	}
+}
+
+/*
+ * TokenizerNextWord's fast path: a run of ASCII, read with the state kept in
+ * locals.  The word buffer always has room for SHINGLE_MAX_TOKEN_BYTES more
+ * bytes.  *gap is set when separators come before the word.  Returns true
+ * when the word is complete or the text has ended, false when the next byte
+ * needs another look (not ASCII, or a pause to look at interrupts).
+ */
+static pg_attribute_always_inline bool
+TokenizerReadAscii(Tokenizer *tz, bool *gap)
+{
+	const unsigned char *p = tz->p;
+	const unsigned char *end = tz->end;
+	char	   *word = tz->word;
+	int			len = tz->word_len;
+	bool		ended = false;
+
+	if (unlikely(len >= SHINGLE_MAX_TOKEN_BYTES))
+		return true;
+	while (p < end)
+	{
+		char		f = byte_fold[*p];
+
+		if (likely(f > BYTE_NOT_ASCII))
+		{
+			word[len++] = f;
+			p++;
+			if (unlikely(len >= SHINGLE_MAX_TOKEN_BYTES))
+			{
+				ended = true;
+				break;
+			}
+		}
+		else if (f == BYTE_SEPARATOR)
+		{
+			p++;
+			if (len > 0)
+			{
+				tz->gap = ended = true;
+				break;
+			}
+			*gap = true;
+			if (unlikely(p >= tz->next_check))
+				break;			/* a long run of separators */
+		}
+		else
+			break;				/* not ASCII: the general path */
+	}
+	tz->p = p;
+	tz->word_len = len;
+	if (ended)
+		return true;
+	TokenizerCheckInterrupts(tz, p);
+	return p >= end;
+}
+
+/*
+ * TokenizerNextWord's general path: c, the code point TokenizerPeek returned,
+ * joins the word, or ends it (before c when c is a word by itself and the
+ * word is not empty).  *gap is set when c is a separator before the word.
+ * Returns true when the word is complete.
+ */
+static inline bool
+TokenizerReadCodePoint(Tokenizer *tz, pg_wchar c, bool *gap)
+{
+	pg_wchar	folded;
+
+	switch (ClassifyCodePoint(c, &folded))
+	{
+		case CP_LETTER:
+			TokenizerTake(tz);
+			WordAppendCodePoint(tz, folded);
+			return unlikely(tz->word_len >= SHINGLE_MAX_TOKEN_BYTES);
+		case CP_MARK:
+			TokenizerTake(tz);
+			if (tz->word_len > 0)
+			{
+				WordAppendCodePoint(tz, c);
+				tz->word_needs_nfc = true;
+			}
+			return false;
+		case CP_SEPARATOR:
+			TokenizerTake(tz);
+			if (tz->word_len > 0)
+			{
+				tz->gap = true;
+				return true;
+			}
+			*gap = true;
+			return false;
+		case CP_STANDALONE:
+			if (tz->word_len == 0)
+			{
+				TokenizerTake(tz);
+				WordAppendCodePoint(tz, c);
+			}
+			return true;
+	}
+	return false;
+}
+
 /*
  * Read the next word into tz->word.  *gap_before tells whether separators
  * stood between it and the previous word.  Returns false at the end.
@@ -339,118 +450,30 @@ static bool
 TokenizerNextWord(Tokenizer *tz, bool *gap_before)
 {
 	bool		gap = tz->gap;	/* separators before this word */
+	pg_wchar	c;
 
+	/* 1. Start an empty word. */
 	tz->word_len = 0;
 	tz->word_needs_nfc = false;
 	tz->gap = false;
+	TokenizerCheckInterrupts(tz, tz->p);
 
-	if (unlikely(tz->p >= tz->next_check))
-	{
-		CHECK_FOR_INTERRUPTS();
-		tz->next_check = tz->p + SHINGLE_INTERRUPT_BYTES;
-	}
-
+	/* 2. Read characters until the word or the text ends. */
 	for (;;)
 	{
-		pg_wchar	c;
-		pg_wchar	folded;
-
-		/*
-		 * Fast path: a run of ASCII with nothing queued, kept in locals.  The
-		 * word buffer always has room for SHINGLE_MAX_TOKEN_BYTES more bytes.
-		 */
+		/* ASCII the fast way, unless an NFKC expansion is being handed out */
 		if (tz->queue_pos >= tz->queue_len)
 		{
-			const unsigned char *p = tz->p;
-			const unsigned char *end = tz->end;
-			char	   *word = tz->word;
-			int			len = tz->word_len;
-			bool		ended = false;
-
-			if (unlikely(len >= SHINGLE_MAX_TOKEN_BYTES))
-				goto word_done;
-			while (p < end)
-			{
-				char		f = byte_fold[*p];
-
-				if (likely(f > BYTE_NOT_ASCII))
-				{
-					word[len++] = f;
-					p++;
-					if (unlikely(len >= SHINGLE_MAX_TOKEN_BYTES))
-					{
-						ended = true;
-						break;
-					}
-				}
-				else if (f == BYTE_SEPARATOR)
-				{
-					p++;
-					if (len > 0)
-					{
-						tz->gap = ended = true;
-						break;
-					}
-					gap = true;
-					if (unlikely(p >= tz->next_check))
-						break;	/* a long run of separators */
-				}
-				else
-					break;		/* not ASCII: the slow path below */
-			}
-			tz->p = p;
-			tz->word_len = len;
-			if (ended)
-				goto word_done;
-			if (unlikely(p >= tz->next_check))
-			{
-				CHECK_FOR_INTERRUPTS();
-				tz->next_check = p + SHINGLE_INTERRUPT_BYTES;
-			}
-			if (p >= end)
+			if (TokenizerReadAscii(tz, &gap))
 				break;
-			if (byte_fold[*p] != BYTE_NOT_ASCII)
-				continue;
+			if (byte_fold[*tz->p] != BYTE_NOT_ASCII)
+				continue;		/* it only paused to look at interrupts */
 		}
-
-		if (!TokenizerPeek(tz, &c))
+		if (!TokenizerPeek(tz, &c) || TokenizerReadCodePoint(tz, c, &gap))
 			break;
-		switch (ClassifyCodePoint(c, &folded))
-		{
-			case CP_LETTER:
-				TokenizerTake(tz);
-				WordAppendCodePoint(tz, folded);
-				if (unlikely(tz->word_len >= SHINGLE_MAX_TOKEN_BYTES))
-					goto word_done;
-				break;
-			case CP_MARK:
-				TokenizerTake(tz);
-				if (tz->word_len > 0)
-				{
-					WordAppendCodePoint(tz, c);
-					tz->word_needs_nfc = true;
-				}
-				break;
-			case CP_SEPARATOR:
-				TokenizerTake(tz);
-				if (tz->word_len > 0)
-				{
-					tz->gap = true;
-					goto word_done;
-				}
-				gap = true;
-				break;
-			case CP_STANDALONE:
-				if (tz->word_len == 0)
-				{
-					TokenizerTake(tz);
-					WordAppendCodePoint(tz, c);
-				}
-				goto word_done;
-		}
 	}
-word_done:
 
+	/* 3. No word means the end; a word holding marks goes into NFC. */
 	if (tz->word_len == 0)
 		return false;
 	if (tz->word_needs_nfc)
@@ -586,6 +609,77 @@ FindNoCase(const char *s, const char *end, const char *needle)
 	return NULL;
 }
 
+/* Does the '<' at p open a tag, a comment or a declaration? */
+static inline bool
+HtmlOpensMarkup(const char *p, const char *end)
+{
+	return *p == '<' && p + 1 < end &&
+		(isalpha((unsigned char) p[1]) || p[1] == '/' || p[1] == '!' || p[1] == '?');
+}
+
+/*
+ * Just past the end of the closing tag that starts with closing ("</script"
+ * or "</style") at or after p; end if there is none.
+ */
+static inline const char *
+HtmlSkipPastClosingTag(const char *p, const char *end, const char *closing)
+{
+	const char *close = FindNoCase(p, end, closing);
+
+	if (close == NULL)
+		return end;
+	close = memchr(close, '>', end - close);
+	return close ? close + 1 : end;
+}
+
+/*
+ * Just past the markup that the '<' at p opens: a comment, or a tag, with the
+ * body of a <script> or <style> and its closing tag.
+ */
+static inline const char *
+HtmlSkipMarkup(const char *p, const char *end)
+{
+	const char *close;
+	bool		is_script;
+	bool		is_style;
+
+	if (end - p >= 4 && memcmp(p, "<!--", 4) == 0)
+	{
+		close = FindNoCase(p + 4, end, "-->");
+		return close ? close + 3 : end;
+	}
+	is_script = StartsWithWord(p + 1, end - p - 1, "script");
+	is_style = StartsWithWord(p + 1, end - p - 1, "style");
+	close = memchr(p, '>', end - p);
+	p = close ? close + 1 : end;
+	if (is_script || is_style)
+		p = HtmlSkipPastClosingTag(p, end, is_script ? "</script" : "</style");
+	return p;
+}
+
+/*
+ * Decode the entity that the '&' at p may start, writing its text at *o and
+ * moving *o past it.  Returns where the entity ends, or NULL (and writes
+ * nothing) if p starts no entity we know.
+ */
+static inline const char *
+HtmlDecodeEntity(const char *p, const char *end, char **o)
+{
+	const char *semi = memchr(p + 1, ';', Min(end - p - 1, 12));
+	char		buf[8];
+	int			n;
+
+	if (semi == NULL)
+		return NULL;
+	n = HtmlEntity(p + 1, semi - p - 1, buf);
+	if (n == 0)
+		return NULL;
+	/* a decoded entity is never longer than its source */
+	memcpy(*o, buf, n);
+	*o += n;
+	return semi + 1;
+}
+
 /*
  * Remove HTML markup.  Tags and comments become a space; the bodies of
  * <script> and <style> are dropped; entities are decoded.  A '<' that does
@@ -602,63 +696,23 @@ HtmlStrip(const char *in, size_t len, size_t *out_len)
 
 	while (p < end)
 	{
+		const char *entity_end;
+
 		if (p >= next_check)
 		{
 			CHECK_FOR_INTERRUPTS();
 			next_check = p + SHINGLE_INTERRUPT_BYTES;
 		}
-		if (*p == '<' && p + 1 < end &&
-			(isalpha((unsigned char) p[1]) || p[1] == '/' || p[1] == '!' || p[1] == '?'))
+		if (HtmlOpensMarkup(p, end))
 		{
-			const char *close;
-
-			if (end - p >= 4 && memcmp(p, "<!--", 4) == 0)
-			{
-				close = FindNoCase(p + 4, end, "-->");
-				p = close ? close + 3 : end;
-			}
-			else
-			{
-				bool		is_script = StartsWithWord(p + 1, end - p - 1, "script");
-				bool		is_style = StartsWithWord(p + 1, end - p - 1, "style");
-
-				close = memchr(p, '>', end - p);
-				p = close ? close + 1 : end;
-				if (is_script || is_style)
-				{
-					close = FindNoCase(p, end, is_script ? "</script" : "</style");
-					if (close)
-					{
-						close = memchr(close, '>', end - close);
-						p = close ? close + 1 : end;
-					}
-					else
-						p = end;
-				}
-			}
+			/* markup separates words */
+			p = HtmlSkipMarkup(p, end);
 			*o++ = ' ';
-			continue;
 		}
-		if (*p == '&')
-		{
-			const char *semi = memchr(p + 1, ';', Min(end - p - 1, 12));
-
-			if (semi)
-			{
-				char		buf[8];
-				int			n = HtmlEntity(p + 1, semi - p - 1, buf);
-
-				/* a decoded entity is never longer than its source */
-				if (n > 0)
-				{
-					memcpy(o, buf, n);
-					o += n;
-					p = semi + 1;
-					continue;
-				}
-			}
-		}
-		*o++ = *p++;
+		else if (*p == '&' && (entity_end = HtmlDecodeEntity(p, end, &o)) != NULL)
+			p = entity_end;
+		else
+			*o++ = *p++;
 	}
 	*o = '\0';
 	*out_len = o - out;
@@ -884,6 +938,123 @@ CharHashesInit(uint64 seed)
 }
 
 /*
+ * Push the tokens of the words of a block that end before its first byte
+ * that is not ASCII: bit i of starts marks a word's first byte, bit i of ends
+ * the separator after it (ends is not 0).  Returns the offset past the last
+ * word's separator.
+ */
+static pg_attribute_always_inline int
+ShinglePushBlockWords(Tokenizer *tz, ShingleWindow *win,
+					  const unsigned char *block, uint64 starts, uint64 ends,
+					  ShingleUnit unit, int k)
+{
+	int			e = 0;
+
+	do
+	{
+		int			s = pg_rightmost_one_pos64(starts);
+
+		e = pg_rightmost_one_pos64(ends);
+		if (unit == SHINGLE_UNIT_WORD)
+			ShingleWindowPush(win, NddHashShort(block + s, e - s, win->seed), k);
+		else
+		{
+			/* separators before the word make a space, after the first */
+			if ((tz->gap || s > 0) && tz->any_word)
+				ShingleWindowPush(win, char_hashes[' '], k);
+			for (int i = s; i < e; i++)
+				ShingleWindowPush(win, char_hashes[block[i]], k);
+			tz->any_word = true;
+			tz->gap = true;
+		}
+		starts &= starts - 1;
+		ends &= ends - 1;
+	} while (ends != 0);
+	tz->any_word = true;
+	tz->gap = true;
+	return e + 1;
+}
+
+/*
+ * ShingleTokens' fast path: whole words of ASCII letters and digits, ended by
+ * an ASCII separator within a block of ASCII_BLOCK bytes, before the block's
+ * first byte that is not ASCII.  tz->p is always where a word may start
+ * (TokenizerNextWord leaves it so too), and the tokens, gaps and state left
+ * behind are those of TokenizerNextWord.  Stops where a word needs it.
+ */
+static pg_attribute_always_inline void
+ShingleAsciiBlocks(Tokenizer *tz, ShingleWindow *win, ShingleUnit unit, int k)
+{
+	const unsigned char *p = tz->p;
+	unsigned char block[ASCII_BLOCK];
+
+	while (tz->queue_pos >= tz->queue_len && tz->end - p >= ASCII_BLOCK)
+	{
+		uint64		alnum,
+					nonascii,
+					starts,
+					ends;
+
+		TokenizerCheckInterrupts(tz, p);
+		AsciiBlock(p, block, &alnum, &nonascii);
+		starts = alnum & ~(alnum << 1);
+		/* the separator after each word, before the first non-ASCII */
+		ends = ~alnum & (alnum << 1) & (nonascii ? (nonascii & -nonascii) - 1 : ~UINT64CONST(0));
+		if (ends == 0)
+		{
+			if (nonascii != 0)
+				break;			/* TokenizerNextWord reads on from p */
+			if (alnum == 0)
+			{
+				p += ASCII_BLOCK;	/* only separators */
+				tz->gap = true;
+				continue;
+			}
+			if (starts & 1)
+				break;			/* a word of ASCII_BLOCK bytes or more */
+			/* a word that goes on past the block: start a block there */
+			p += pg_rightmost_one_pos64(starts);
+			tz->gap = true;
+			continue;
+		}
+		p += ShinglePushBlockWords(tz, win, block, starts, ends, unit, k);
+		if (nonascii != 0)
+			break;
+	}
+	tz->p = p;
+}
+
+/*
+ * Push the character tokens of the word TokenizerNextWord read, after a space
+ * token if separators stood before it (gap).
+ */
+static pg_attribute_always_inline void
+ShinglePushWordChars(Tokenizer *tz, ShingleWindow *win, bool gap, int k)
+{
+	const unsigned char *w = (const unsigned char *) tz->word;
+	int			i = 0;
+
+	if (gap)
+		ShingleWindowPush(win, char_hashes[' '], k);
+	while (i < tz->word_len)
+	{
+		int			n;
+
+		if (w[i] < 0x80)
+		{
+			ShingleWindowPush(win, char_hashes[w[i]], k);
+			i++;
+			continue;
+		}
+		n = pg_utf_mblen(w + i);
+		if (i + n > tz->word_len)
+			n = tz->word_len - i;	/* a stray non-UTF-8 byte */
+		ShingleWindowPush(win, NddHashShort(w + i, n, win->seed), k);
+		i += n;
+	}
+}
+
+/*
  * Feed every token of the document to the window: ShingleHashes' loop, for
  * one unit (a constant, so that each unit gets a loop of its own).
  */
@@ -891,110 +1062,19 @@ static pg_attribute_always_inline void
 ShingleTokens(Tokenizer *tz, ShingleWindow *win, ShingleUnit unit, int k)
 {
 	bool		gap;
-	unsigned char block[ASCII_BLOCK];
 
 	for (;;)
 	{
-		/*
-		 * The fast path: whole words of ASCII letters and digits, ended by an
-		 * ASCII separator within a block of ASCII_BLOCK bytes, before the
-		 * block's first byte that is not ASCII.  p is always where a word
-		 * may start (TokenizerNextWord leaves it so too), and the tokens,
-		 * gaps and state left behind are those of TokenizerNextWord.
-		 */
-		const unsigned char *p = tz->p;
+		/* 1. As many whole ASCII words as the fast path takes. */
+		ShingleAsciiBlocks(tz, win, unit, k);
 
-		while (tz->queue_pos >= tz->queue_len && tz->end - p >= ASCII_BLOCK)
-		{
-			uint64		alnum,
-						nonascii,
-						starts,
-						ends;
-			int			e = 0;
-
-			if (unlikely(p >= tz->next_check))
-			{
-				CHECK_FOR_INTERRUPTS();
-				tz->next_check = p + SHINGLE_INTERRUPT_BYTES;
-			}
-			AsciiBlock(p, block, &alnum, &nonascii);
-			starts = alnum & ~(alnum << 1);
-			/* the separator after each word, before the first non-ASCII */
-			ends = ~alnum & (alnum << 1) & (nonascii ? (nonascii & -nonascii) - 1 : ~UINT64CONST(0));
-			if (ends == 0)
-			{
-				if (nonascii != 0)
-					break;		/* TokenizerNextWord reads on from p */
-				if (alnum == 0)
-				{
-					p += ASCII_BLOCK;	/* only separators */
-					tz->gap = true;
-					continue;
-				}
-				if (starts & 1)
-					break;		/* a word of ASCII_BLOCK bytes or more */
-				/* a word that goes on past the block: start a block there */
-				p += pg_rightmost_one_pos64(starts);
-				tz->gap = true;
-				continue;
-			}
-			do
-			{
-				int			s = pg_rightmost_one_pos64(starts);
-
-				e = pg_rightmost_one_pos64(ends);
-				if (unit == SHINGLE_UNIT_WORD)
-					ShingleWindowPush(win, NddHashShort(block + s, e - s, win->seed), k);
-				else
-				{
-					/* separators before the word make a space, after the first */
-					if ((tz->gap || s > 0) && tz->any_word)
-						ShingleWindowPush(win, char_hashes[' '], k);
-					for (int i = s; i < e; i++)
-						ShingleWindowPush(win, char_hashes[block[i]], k);
-					tz->any_word = true;
-					tz->gap = true;
-				}
-				starts &= starts - 1;
-				ends &= ends - 1;
-			} while (ends != 0);
-			tz->any_word = true;
-			tz->gap = true;
-			p += e + 1;
-			if (nonascii != 0)
-				break;
-		}
-		tz->p = p;
-
-		/* one word the general way */
+		/* 2. One word the general way. */
 		if (!TokenizerNextWord(tz, &gap))
 			break;
 		if (unit == SHINGLE_UNIT_WORD)
 			ShingleWindowPush(win, NddHashShort(tz->word, tz->word_len, win->seed), k);
 		else
-		{
-			const unsigned char *w = (const unsigned char *) tz->word;
-			int			i = 0;
-
-			if (gap)
-				ShingleWindowPush(win, char_hashes[' '], k);
-			while (i < tz->word_len)
-			{
-				int			n;
-
-				if (w[i] < 0x80)
-				{
-					ShingleWindowPush(win, char_hashes[w[i]], k);
-					i++;
-					continue;
-				}
-				n = pg_utf_mblen(w + i);
-				if (i + n > tz->word_len)
-					n = tz->word_len - i;	/* a stray non-UTF-8 byte */
-				ShingleWindowPush(win, NddHashShort(w + i, n, win->seed), k);
-				i += n;
-			}
-		}
+			ShinglePushWordChars(tz, win, gap, k);
 	}
 	ShingleWindowFlush(win, k);
 }

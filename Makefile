@@ -15,6 +15,7 @@ OBJS = \
 	src/pairs.o \
 	src/minhash_gin.o \
 	src/minhash_topk.o \
+	src/minhash_index_tables.o \
 	src/similar_support.o \
 	src/trigger.o \
 	src/live_clusters.o \

@@ -66,6 +66,9 @@ if [ -n "${NDD_FUZZ_RUNS:-}" ]; then
 else
 	limit="-max_total_time=$seconds"
 fi
+# NDD_FUZZ_SEED: libFuzzer's -seed, for a run that mutates the same way each
+# time (0, the default, draws one)
+limit="$limit -seed=${NDD_FUZZ_SEED:-0}"
 
 failed=0
 summary=
@@ -93,9 +96,12 @@ for h in $harnesses; do
 done
 
 printf '%s' "$summary"
+total=$(echo $harnesses | wc -w)
 if [ "$failed" -ne 0 ]; then
 	echo "$failed harness(es) failed; reproducers:" >&2
 	ls -1 "$dir"/crashes/* >&2
+	echo "$((total - failed)) passed, $failed failed"
 	exit 1
 fi
 echo "no crashes (scratch directory: $dir)"
+echo "$total passed, 0 failed"

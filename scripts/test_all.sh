@@ -2,8 +2,9 @@
 # Run every test suite on every PostgreSQL major ndd supports: 15 on this
 # Debian 12 machine, 17 in a Debian 13 (trixie) chroot and 18 in a Debian sid
 # chroot, each through scripts/test.sh with NDD_PG set; then the dump of a
-# 15 database restored into 17 and 18 (test/majors/dump_restore.sh), and the
-# Debian package of each major (scripts/package_all.sh).  Prints one
+# 15 database restored into 17 and 18 (test/majors/dump_restore.sh), the
+# Debian package of each major (scripts/package_all.sh), and the fuzzing
+# harnesses for a fixed number of executions (scripts/fuzz.sh).  Prints one
 # "NAME: N passed, N failed" line per stage and ends with the total,
 # "N passed, N failed".
 #
@@ -63,6 +64,16 @@ if [ -n "$pkg_ok" ]; then
 	echo "${pkg_ok% *} passed, $((${pkg_ok#* } - ${pkg_ok% *})) failed" >"$log"
 fi
 add_tally "packages" "$log"
+
+# The fuzzing harnesses (test/fuzz) still build against the real sources and
+# run clean: a fixed number of executions from a fixed seed, so the run does
+# the same work on any machine (the longer campaigns are scripts/fuzz.sh's).
+if [[ " $majors " == *" 15 "* ]]; then
+	say "the fuzzing harnesses"
+	NDD_FUZZ_RUNS=${NDD_FUZZ_RUNS:-20000} NDD_FUZZ_SEED=${NDD_FUZZ_SEED:-1} \
+		bash "$NDD_TOP/scripts/fuzz.sh" 2>&1 | tee "$log"
+	add_tally "fuzzing" "$log"
+fi
 rm -f "$log"
 
 printf '%s\n' "${results[@]}"

@@ -213,20 +213,43 @@
 
 /*
  * With verify_column, the exact Jaccard of the texts, shingled as the
- * sketches were (simhash candidates use jaccard()'s defaults): %1$s the
- * query above, %2$s the verify column, %3$s where the texts are, %4$s ndd,
- * %5$s their id; $1 the threshold, $2 shingle_size, $3 unit.
+ * sketches were (simhash candidates use jaccard()'s defaults), each text
+ * once however many candidates it is in: the candidates the estimate
+ * keeps (%s the query above), the shingle set of each text among them, then
+ * the pairs whose sets reach the threshold.
  */
+#define PAIRS_KEPT_SQL \
+	"CREATE TEMP TABLE ndd_pair_kept AS %s"
+
+/*
+ * The sets go out of line uncompressed: hashes do not compress, trying cost
+ * about as much as the shingling, and a join then carries pointers to them
+ * rather than the sets (kept in the row, they made the hash joins spill).
+ */
+#define PAIRS_SETS_TABLE_SQL \
+	"CREATE TEMP TABLE ndd_pair_sets (id pg_catalog.int8, shingles pg_catalog.int8[])"
+#define PAIRS_SETS_STORAGE_SQL \
+	"ALTER TABLE pg_temp.ndd_pair_sets ALTER COLUMN shingles SET STORAGE EXTERNAL"
+
+/* %1$s where the texts are, %2$s their id, %3$s the verify column, %4$s ndd; $1 shingle_size, $2 unit */
+#define PAIRS_SETS_SQL \
+	"\n" \
+	"            INSERT INTO pg_temp.ndd_pair_sets (id, shingles)\n" \
+	"            SELECT t.%2$s::pg_catalog.int8, %4$s.ndd_shingle_set(t.%3$s, $1, $2)\n" \
+	"            FROM %1$s t\n" \
+	"            WHERE t.%2$s::pg_catalog.int8 IN (SELECT k.a FROM pg_temp.ndd_pair_kept k\n" \
+	"                                              UNION SELECT k.b FROM pg_temp.ndd_pair_kept k)"
+
+/* %s ndd; $1 the threshold */
 #define PAIRS_VERIFY_SQL \
 	"\n" \
-	"            WITH p(a, b, s, d) AS MATERIALIZED (%1$s)\n" \
-	"            SELECT p.a, p.b, v.j, p.d\n" \
-	"            FROM p\n" \
-	"            JOIN %3$s ta ON ta.%5$s::pg_catalog.int8 OPERATOR(pg_catalog.=) p.a\n" \
-	"            JOIN %3$s tb ON tb.%5$s::pg_catalog.int8 OPERATOR(pg_catalog.=) p.b,\n" \
+	"            SELECT k.a, k.b, v.j, k.distance\n" \
+	"            FROM pg_temp.ndd_pair_kept k\n" \
+	"            JOIN pg_temp.ndd_pair_sets sa ON sa.id OPERATOR(pg_catalog.=) k.a\n" \
+	"            JOIN pg_temp.ndd_pair_sets sb ON sb.id OPERATOR(pg_catalog.=) k.b,\n" \
 	"            -- once per pair, and only after the pair is joined (OFFSET 0\n" \
 	"            -- keeps the planner from copying the call into the filter)\n" \
-	"            LATERAL (SELECT %4$s.jaccard(ta.%2$s, tb.%2$s, $2, $3) AS j OFFSET 0) v\n" \
+	"            LATERAL (SELECT %s.ndd_shingle_set_jaccard(sa.shingles, sb.shingles) AS j OFFSET 0) v\n" \
 	"            WHERE v.j OPERATOR(pg_catalog.>=) $1"
 
 typedef struct Pairs
@@ -704,27 +727,52 @@ FindCandidates(Pairs *p)
 				 errdetail("%s", ElapsedText(p))));
 }
 
+/*
+ * Step 4 with verify_column: the candidates the estimate keeps, and the
+ * shingle set of each of their texts, made once.
+ */
+static void
+ShingleKept(Pairs *p, const char *qualify)
+{
+	Oid			types[2] = {INT4OID, TEXTOID};
+	Datum		args[2];
+
+	Exec(psprintf(PAIRS_KEPT_SQL, qualify), 0, NULL, NULL, NULL);
+	Exec("ANALYZE pg_temp.ndd_pair_kept", 0, NULL, NULL, NULL);
+	args[0] = Int32GetDatum(p->unit ? p->shingle_size : NDD_SHINGLE_SIZE_DEFAULT);
+	args[1] = CStringGetTextDatum(p->unit ? p->unit : "word");
+	Exec(PAIRS_SETS_TABLE_SQL, 0, NULL, NULL, NULL);
+	Exec(PAIRS_SETS_STORAGE_SQL, 0, NULL, NULL, NULL);
+	Exec(psprintf(PAIRS_SETS_SQL, p->texts_of, p->text_id, quote_identifier(p->verify_name), p->ndd),
+		 2, types, args, NULL);
+	/* the id alone: statistics of the arrays' elements would cost more than the sets */
+	Exec("ANALYZE pg_temp.ndd_pair_sets (id)", 0, NULL, NULL, NULL);
+}
+
 /* Step 4: copy every qualifying pair into the answer, a batch at a time. */
 static void
 EmitPairs(Pairs *p, Tuplestorestate *out, TupleDesc out_desc)
 {
-	Oid			types[3] = {FLOAT8OID, INT4OID, TEXTOID};
-	Datum		args[3];
+	Oid			types[1] = {FLOAT8OID};
+	Datum		args[1] = {Float8GetDatum(p->threshold)};
 	char	   *sql;
 	Portal		portal;
 	uint64		n;
 
 	sql = psprintf(PAIRS_QUALIFY_SQL, p->rows_of, p->row_id, p->sketch, p->score, p->keep);
 	if (p->verify_name)
-		sql = psprintf(PAIRS_VERIFY_SQL, sql, quote_identifier(p->verify_name), p->texts_of, p->ndd, p->text_id);
-	args[0] = Float8GetDatum(p->threshold);
-	args[1] = Int32GetDatum(p->unit ? p->shingle_size : 5);
-	args[2] = CStringGetTextDatum(p->unit ? p->unit : "word");
-
-	portal = SPI_cursor_open_with_args(NULL, sql, 3, types, args, NULL, false, 0);
+	{
+		ShingleKept(p, sql);
+		portal = SPI_cursor_open_with_args(NULL, psprintf(PAIRS_VERIFY_SQL, p->ndd), 1, types, args,
+										   NULL, false, 0);
+	}
+	else
+		portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, false, 0);
 	n = CopyCursor(portal, out, out_desc);
 
 	Exec("DROP TABLE pg_temp.ndd_pair_candidates", 0, NULL, NULL, NULL);
+	if (p->verify_name)
+		Exec("DROP TABLE pg_temp.ndd_pair_kept, pg_temp.ndd_pair_sets", 0, NULL, NULL, NULL);
 	if (p->sharded)
 	{
 		Exec("DROP TABLE pg_temp.ndd_pair_rows", 0, NULL, NULL, NULL);

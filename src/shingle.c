@@ -1277,13 +1277,76 @@ typedef text *TextP;
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
+/*
+ * Sort hashes, which are uniform: scattered by their top bits into about one
+ * bucket per two of them, each bucket then sorted on its own (by insertion
+ * while small; a bucket an adversary filled is sorted as any array).  A
+ * comparison sort of the whole set was three quarters of the cost of a
+ * shingle set of a 10 kB document.
+ */
+#define HASH_SORT_MIN			64	/* fewer: one comparison sort */
+#define HASH_BUCKET_INSERTION	32	/* larger buckets: a comparison sort */
+
+static void
+SortHashes(uint64 *items, size_t n)
+{
+	int			bits = 1;
+	size_t		nbuckets;
+	size_t	   *start;
+	uint64	   *scattered;
+
+	if (n < HASH_SORT_MIN)
+	{
+		sort_uint64(items, n);
+		return;
+	}
+	while (((size_t) 1 << (bits + 1)) <= n / 2 && bits < 24)
+		bits++;
+	nbuckets = (size_t) 1 << bits;
+	start = palloc0((nbuckets + 1) * sizeof(size_t));
+	scattered = palloc_extended(n * sizeof(uint64), MCXT_ALLOC_HUGE);
+
+	/* 1. count each bucket, and where it starts */
+	for (size_t i = 0; i < n; i++)
+		start[(items[i] >> (64 - bits)) + 1]++;
+	for (size_t b = 0; b < nbuckets; b++)
+		start[b + 1] += start[b];
+	/* 2. scatter (start[b] moves to the end of bucket b - 1) */
+	for (size_t i = 0; i < n; i++)
+		scattered[start[items[i] >> (64 - bits)]++] = items[i];
+	/* 3. sort each bucket back into place */
+	for (size_t b = 0, from = 0; b < nbuckets; b++)
+	{
+		size_t		to = start[b];
+
+		if (to - from > HASH_BUCKET_INSERTION)
+			sort_uint64(scattered + from, to - from);
+		else
+			for (size_t i = from + 1; i < to; i++)
+			{
+				uint64		v = scattered[i];
+				size_t		j = i;
+
+				for (; j > from && scattered[j - 1] > v; j--)
+					scattered[j] = scattered[j - 1];
+				scattered[j] = v;
+			}
+		from = to;
+		if ((b & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	memcpy(items, scattered, n * sizeof(uint64));
+	pfree(scattered);
+	pfree(start);
+}
+
 /* Sort the set and drop repeats. */
 static void
 HashSetCompact(HashSet *set)
 {
 	size_t		j = 0;
 
-	sort_uint64(set->items, set->count);
+	SortHashes(set->items, set->count);
 	for (size_t i = 0; i < set->count; i++)
 		if (j == 0 || set->items[i] != set->items[j - 1])
 			set->items[j++] = set->items[i];
@@ -1324,23 +1387,24 @@ HashSetInit(HashSet *set)
 	set->items = palloc(set->capacity * sizeof(uint64));
 }
 
-/* Jaccard resemblance of two sorted, distinct hash sets. */
+/*
+ * Jaccard resemblance of two sorted, distinct runs of hashes (0 when either
+ * is empty, as jaccard() of a document without shingles is 0).
+ */
 static double
-HashSetJaccard(HashSet *a, HashSet *b)
+SortedJaccard(const uint64 *a, size_t na, const uint64 *b, size_t nb)
 {
 	size_t		i = 0,
 				j = 0,
 				common = 0;
 
-	HashSetCompact(a);
-	HashSetCompact(b);
-	if (a->count == 0 || b->count == 0)
+	if (na == 0 || nb == 0)
 		return 0.0;
-	while (i < a->count && j < b->count)
+	while (i < na && j < nb)
 	{
-		if (a->items[i] < b->items[j])
+		if (a[i] < b[j])
 			i++;
-		else if (a->items[i] > b->items[j])
+		else if (a[i] > b[j])
 			j++;
 		else
 		{
@@ -1349,7 +1413,16 @@ HashSetJaccard(HashSet *a, HashSet *b)
 			j++;
 		}
 	}
-	return (double) common / (double) (a->count + b->count - common);
+	return (double) common / (double) (na + nb - common);
+}
+
+/* Jaccard resemblance of two hash sets. */
+static double
+HashSetJaccard(HashSet *a, HashSet *b)
+{
+	HashSetCompact(a);
+	HashSetCompact(b);
+	return SortedJaccard(a->items, a->count, b->items, b->count);
 }
 
 /* A config from (shingle_size, unit, strip_html) arguments from first on. */
@@ -1410,6 +1483,71 @@ jaccard_text(PG_FUNCTION_ARGS)
 	ShingleHashes(VARDATA_ANY(a), VARSIZE_ANY_EXHDR(a), &cfg, HashSetAddBatch, &sa);
 	ShingleHashes(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), &cfg, HashSetAddBatch, &sb);
 	PG_RETURN_FLOAT8(HashSetJaccard(&sa, &sb));
+}
+
+/*
+ * ndd_shingle_set(doc, shingle_size, unit, strip_html): the distinct shingle
+ * hashes jaccard() compares, sorted as unsigned, in a bigint[].  Discovery
+ * verifies its candidates with them: each document is shingled once, not
+ * once per pair it is in.
+ */
+PG_FUNCTION_INFO_V1(ndd_shingle_set);
+Datum
+ndd_shingle_set(PG_FUNCTION_ARGS)
+{
+	text	   *doc = PG_GETARG_TEXT_PP(0);
+	ShingleConfig cfg;
+	HashSet		set;
+	Datum	   *datums;
+
+	ShingleConfigFromArgs(fcinfo, 1, &cfg);
+	HashSetInit(&set);
+	ShingleHashes(VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), &cfg, HashSetAddBatch, &set);
+	HashSetCompact(&set);
+	datums = palloc(Max(set.count, 1) * sizeof(Datum));
+	for (size_t i = 0; i < set.count; i++)
+		datums[i] = Int64GetDatum((int64) set.items[i]);
+	PG_RETURN_ARRAYTYPE_P(construct_array(datums, (int) set.count, INT8OID,
+										  sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/* The hashes of a shingle set from ndd_shingle_set(), checked to be one. */
+static const uint64 *
+ShingleSetItems(ArrayType *arr, const char *argname, size_t *n)
+{
+	const uint64 *items = (const uint64 *) ARR_DATA_PTR(arr);
+
+	if (ARR_NDIM(arr) > 1 || ARR_HASNULL(arr) || ARR_ELEMTYPE(arr) != INT8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s is not a shingle set", argname),
+				 errdetail("A shingle set is a one-dimensional bigint[] without NULLs, from ndd_shingle_set().")));
+	*n = ARR_NDIM(arr) == 0 ? 0 : ARR_DIMS(arr)[0];
+	for (size_t i = 1; i < *n; i++)
+		if (items[i - 1] >= items[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s is not a shingle set", argname),
+					 errdetail("Its hashes are not distinct and sorted as unsigned, as ndd_shingle_set() returns them.")));
+	return items;
+}
+
+/*
+ * ndd_shingle_set_jaccard(a, b): the Jaccard resemblance of two shingle
+ * sets, which is jaccard() of the two documents they were made from.
+ */
+PG_FUNCTION_INFO_V1(ndd_shingle_set_jaccard);
+Datum
+ndd_shingle_set_jaccard(PG_FUNCTION_ARGS)
+{
+	ArrayType  *a = PG_GETARG_ARRAYTYPE_P(0);
+	ArrayType  *b = PG_GETARG_ARRAYTYPE_P(1);
+	size_t		na,
+				nb;
+	const uint64 *ia = ShingleSetItems(a, "a", &na);
+	const uint64 *ib = ShingleSetItems(b, "b", &nb);
+
+	PG_RETURN_FLOAT8(SortedJaccard(ia, na, ib, nb));
 }
 
 /* jaccard(text[], text[]) and jaccard(bigint[], bigint[]): sets as given */

@@ -143,3 +143,64 @@ INSERT INTO fingerprinted VALUES (1, 'The same text.');
 INSERT INTO fingerprinted VALUES (2, 'the SAME text');
 \echo :SQLSTATE
 DROP TABLE fingerprinted;
+
+-- shingle sets: a document shingled once, compared with many; their
+-- Jaccard is jaccard() of the documents, for every unit, size and option
+-- (680 pairs of documents drawn from a 40-word vocabulary by a hash of
+-- integers, so that resemblance ranges from 0 to 1)
+CREATE TEMP TABLE set_docs AS
+SELECT d, (SELECT string_agg('w' || (hashint8extended(d * 1000 + w, 7) % (CASE WHEN d % 3 = 0 THEN 6 ELSE 40 END)), ' ')
+           FROM generate_series(1, 20 + d % 30) w) AS body
+FROM generate_series(1, 60) d;
+SELECT count(*) AS pairs,
+       count(*) FILTER (WHERE ndd_shingle_set_jaccard(ndd_shingle_set(a.body, s.size, s.unit, s.html),
+                                                      ndd_shingle_set(b.body, s.size, s.unit, s.html))
+                              = jaccard(a.body, b.body, s.size, s.unit, s.html)) AS equal,
+       count(*) FILTER (WHERE jaccard(a.body, b.body, s.size, s.unit, s.html) BETWEEN 0.01 AND 0.99) AS between_0_and_1
+FROM set_docs a JOIN set_docs b ON b.d IN (a.d + 1, a.d + 3, a.d + 6),
+     (VALUES (1, 'word', false), (3, 'word', false), (5, 'word', true), (4, 'char', false)) s(size, unit, html);
+-- README's examples
+SELECT ndd_shingle_set_jaccard(ndd_shingle_set('a b c d e f', 1),
+                               ndd_shingle_set('a b c d e g', 1));
+SELECT cardinality(ndd_shingle_set('the quick brown fox jumps', 2));
+-- one hash per distinct shingle, sorted as unsigned
+SELECT bool_and(cardinality(ndd_shingle_set(body, 2)) = cardinality(show_shingles(body, 2))) AS one_per_shingle
+FROM set_docs;
+-- longer documents (hundreds to thousands of shingles, sorted in buckets):
+-- the sets are strictly increasing as unsigned, and their Jaccard equals
+-- the one SQL counts from show_shingles() with set operations
+CREATE TEMP TABLE long_docs AS
+SELECT d, (SELECT string_agg('w' || (hashint8extended(d / 2 * 10000 + w + (d % 2) * (w / 97), 9) % 5000), ' ')
+           FROM generate_series(1, 100 + d * 97) w) AS body
+FROM generate_series(1, 24) d;
+SELECT bool_and(ok) AS increasing FROM (
+  SELECT (SELECT bool_and(CASE WHEN s.h < 0 THEN s.h::numeric + 18446744073709551616 ELSE s.h END
+                          > CASE WHEN s.p < 0 THEN s.p::numeric + 18446744073709551616 ELSE s.p END)
+          FROM (SELECT h, lag(h) OVER (ORDER BY o) AS p
+                FROM unnest(ndd_shingle_set(body, 3)) WITH ORDINALITY u(h, o)) s
+          WHERE s.p IS NOT NULL) AS ok
+  FROM long_docs) x;
+SELECT count(*) AS pairs,
+       count(*) FILTER (WHERE ndd_shingle_set_jaccard(ndd_shingle_set(a.body, 3), ndd_shingle_set(b.body, 3))
+           = (SELECT count(*) FROM (SELECT unnest(show_shingles(a.body, 3)) INTERSECT SELECT unnest(show_shingles(b.body, 3))) i)::float8
+           / (SELECT count(*) FROM (SELECT unnest(show_shingles(a.body, 3)) UNION SELECT unnest(show_shingles(b.body, 3))) u)) AS equal,
+       count(*) FILTER (WHERE ndd_shingle_set_jaccard(ndd_shingle_set(a.body, 3), ndd_shingle_set(b.body, 3)) > 0.3) AS similar
+FROM long_docs a JOIN long_docs b ON b.d IN (a.d + 1, a.d + 2);
+DROP TABLE long_docs;
+-- a document without shingles has the empty set, which resembles nothing,
+-- as in jaccard(); NULL in, NULL out
+SELECT ndd_shingle_set(''), ndd_shingle_set_jaccard(ndd_shingle_set(''), ndd_shingle_set('')),
+       ndd_shingle_set_jaccard(ndd_shingle_set('a'), ndd_shingle_set('a')),
+       ndd_shingle_set(NULL) IS NULL AS null_in, ndd_shingle_set_jaccard(NULL, '{}') IS NULL AS null_set;
+-- what is not a set from ndd_shingle_set is refused
+SELECT ndd_shingle_set_jaccard('{2,1}', '{1}');
+\echo :SQLSTATE
+SELECT ndd_shingle_set_jaccard('{1,1}', '{1}');
+\echo :SQLSTATE
+SELECT ndd_shingle_set_jaccard('{1}', '{1,NULL}');
+\echo :SQLSTATE
+SELECT ndd_shingle_set_jaccard('{{1,2},{3,4}}', '{1}');
+\echo :SQLSTATE
+-- sorted as unsigned: a negative bigint is a large hash
+SELECT ndd_shingle_set_jaccard('{1,-1}', '{-1}');
+DROP TABLE set_docs;

@@ -35,12 +35,6 @@ MinhashScore(const SketchRule *rule, const char *a, const char *b)
 	return psprintf("%s.similarity(%s, %s)", rule->ndd, a, b);
 }
 
-static char *
-MinhashQualifies(const SketchRule *rule, const char *a, const char *b)
-{
-	return psprintf("%s OPERATOR(pg_catalog.>=) %s",
-					MinhashScore(rule, a, b), Float8Literal(rule->lower));
-}
 
 static char *
 MinhashReport(const SketchRule *rule, const char *a, const char *b)
@@ -52,6 +46,12 @@ static char *
 MinhashReportQualifies(const SketchRule *rule, const char *similarity, const char *distance)
 {
 	return psprintf("%s OPERATOR(pg_catalog.>=) %s", similarity, Float8Literal(rule->lower));
+}
+
+static char *
+MinhashQualifies(const SketchRule *rule, const char *a, const char *b)
+{
+	return MinhashReportQualifies(rule, MinhashScore(rule, a, b), NULL);
 }
 
 static char *
@@ -91,7 +91,6 @@ MinhashCloseEnough(const SketchRule *rule, const char *x, const char *y)
 }
 
 const SketchSql minhash_sql = {
-	.name = "minhash",
 	.nearest_first = "DESC",
 	.limit_type = FLOAT8OID,
 	.plan_keys = MinhashPlanKeys,

@@ -31,12 +31,6 @@ SimhashScore(const SketchRule *rule, const char *a, const char *b)
 	return psprintf("%s.hamming_distance(%s, %s)", rule->ndd, a, b);
 }
 
-static char *
-SimhashQualifies(const SketchRule *rule, const char *a, const char *b)
-{
-	return psprintf("%s OPERATOR(pg_catalog.<=) %d::pg_catalog.int4",
-					SimhashScore(rule, a, b), rule->max_distance);
-}
 
 static char *
 SimhashReport(const SketchRule *rule, const char *a, const char *b)
@@ -49,6 +43,12 @@ static char *
 SimhashReportQualifies(const SketchRule *rule, const char *similarity, const char *distance)
 {
 	return psprintf("%s OPERATOR(pg_catalog.<=) %d::pg_catalog.int4", distance, rule->max_distance);
+}
+
+static char *
+SimhashQualifies(const SketchRule *rule, const char *a, const char *b)
+{
+	return SimhashReportQualifies(rule, NULL, SimhashScore(rule, a, b));
 }
 
 /* % finds candidates within ndd.hamming_threshold; the distance decides */
@@ -85,7 +85,6 @@ SimhashCloseEnough(const SketchRule *rule, const char *x, const char *y)
 }
 
 const SketchSql simhash_sql = {
-	.name = "simhash",
 	.nearest_first = "ASC",
 	.limit_type = INT4OID,
 	.plan_keys = SimhashPlanKeys,

@@ -41,7 +41,6 @@ typedef struct SketchRule
 
 struct SketchSql
 {
-	const char *name;			/* the SQL type */
 	const char *nearest_first;	/* the order of scores, nearest first */
 	Oid			limit_type;		/* the type of the threshold or distance */
 

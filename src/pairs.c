@@ -651,6 +651,12 @@ CountKeys(Pairs *p)
 				 errdetail("%s", ElapsedText(p))));
 }
 
+/* every temporary table of steps 2-4 */
+static const char *const PAIRS_TEMP_TABLES[] = {
+	"ndd_pair_keys", "ndd_pair_candidates", "ndd_pair_rows", "ndd_pair_texts",
+	"ndd_pair_kept", "ndd_pair_sets",
+};
+
 /* a table left by an earlier call of this session that failed */
 static void
 DropLeftover(const char *name)
@@ -669,10 +675,8 @@ KeepKeys(Pairs *p)
 	Datum		args[2] = {p->collisions, Int32GetDatum(p->rule.required)};
 	char		nulls[2] = {p->collisions_null ? 'n' : ' ', ' '};
 
-	DropLeftover("ndd_pair_keys");
-	DropLeftover("ndd_pair_candidates");
-	DropLeftover("ndd_pair_rows");
-	DropLeftover("ndd_pair_texts");
+	for (int i = 0; i < lengthof(PAIRS_TEMP_TABLES); i++)
+		DropLeftover(PAIRS_TEMP_TABLES[i]);
 	if (p->sharded)
 	{
 		Exec(psprintf(PAIRS_SHARD_ROWS_SQL, p->tbl, p->id, p->ndd, p->keys_of, p->sketch),

@@ -14,7 +14,9 @@ OBJS = \
 	src/clusters.o \
 	src/pairs.o \
 	src/minhash_gin.o \
+	src/gin_postings.o \
 	src/minhash_topk.o \
+	src/minhash_lookup_scan.o \
 	src/minhash_index_tables.o \
 	src/similar_support.o \
 	src/trigger.o \

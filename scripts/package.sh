@@ -158,7 +158,7 @@ SET enable_seqscan = off;
 SET ndd.similarity_threshold = 0.5;
 EXPLAIN (COSTS OFF) SELECT id FROM docs
 	WHERE sketch % minhash_sketch('The quick brown fox jumps over the lazy dog near the river bank', shingle_size => 2)
-\g | grep -o 'Index Scan on docs_sketch_idx'
+\g | grep -o 'Index Name: docs_sketch_idx'
 SELECT 'gin lookup ' || string_agg(id::text, ',' ORDER BY id) FROM docs
 	WHERE sketch % minhash_sketch('The quick brown fox jumps over the lazy dog near the river bank', shingle_size => 2);
 SELECT 'simhash ' || simhash('The quick brown fox jumps over the lazy dog'::text);
@@ -168,7 +168,7 @@ diff -u - "$out/smoke.out" >&2 <<EOF || fail "the smoke query answered different
 extversion $extver
 loaded $rootp/usr/lib/postgresql/$PGVER/lib/ndd.so
 similarity 0.74
-Index Scan on docs_sketch_idx
+Index Name: docs_sketch_idx
 gin lookup 1,2
 simhash 01f539849a281341
 EOF

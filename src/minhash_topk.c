@@ -56,6 +56,7 @@
 #include "utils/snapmgr.h"
 #include "lib/stringinfo.h"
 
+#include "gin_postings.h"
 #include "minhash.h"
 #include "minhash_gin.h"
 #include "sketch_column.h"
@@ -76,17 +77,6 @@
 /* the first try offers rows that hold this many of the query's keys */
 #define TOPK_OFFER_AT		6
 
-/* One of the query's posting lists, read a leaf page at a time. */
-typedef struct PostingCursor
-{
-	Buffer		buffer;			/* pinned leaf of a posting tree, or invalid */
-	ItemPointer items;			/* the items read and not yet counted */
-	int			nitems;
-	int			next;
-	ItemPointerData last;		/* the last item of the page read */
-	bool		done;
-	uint64		estimate;		/* of the list's length */
-} PostingCursor;
 
 /*
  * A row that holds count of the query's keys, packed as one number that
@@ -133,268 +123,6 @@ TopRowBefore(const TopRow *a, const TopRow *b)
 {
 	return a->similarity > b->similarity ||
 		(a->similarity == b->similarity && a->id < b->id);
-}
-
-static void
-CursorSetItems(PostingCursor *c, ItemPointer items, int nitems)
-{
-	c->items = items;
-	c->nitems = nitems;
-	c->next = 0;
-	if (nitems > 0)
-		c->last = items[nitems - 1];
-}
-
-/*
- * Read the next leaf page of a posting tree, past the last item read: a
- * page split while the page was unlocked moved the rest to the right.
- * Items added since were added by transactions our snapshot cannot see.
- */
-static void
-CursorNextPage(PostingCursor *c, Relation index)
-{
-	if (c->items)
-		pfree(c->items);
-	CursorSetItems(c, NULL, 0);
-	if (!BufferIsValid(c->buffer))
-	{
-		c->done = true;
-		return;
-	}
-	LockBuffer(c->buffer, GIN_SHARE);
-	for (;;)
-	{
-		Page		page = BufferGetPage(c->buffer);
-		ItemPointer items;
-		int			nitems;
-		int			skip;
-
-		if (GinPageRightMost(page))
-		{
-			UnlockReleaseBuffer(c->buffer);
-			c->buffer = InvalidBuffer;
-			c->done = true;
-			return;
-		}
-		c->buffer = ginStepRight(c->buffer, index, GIN_SHARE);
-		page = BufferGetPage(c->buffer);
-		if (GinPageIsDeleted(page))
-			continue;
-		/* whole segments up to the last item read are skipped, not items */
-		items = GinDataLeafPageGetItems(page, &nitems, c->last);
-		skip = 0;
-		while (skip < nitems && ItemPointerCompare(&items[skip], &c->last) <= 0)
-			skip++;
-		if (skip < nitems)
-		{
-			LockBuffer(c->buffer, GIN_UNLOCK);
-			CursorSetItems(c, items, nitems);
-			c->next = skip;
-			return;
-		}
-		if (items)
-			pfree(items);
-	}
-}
-
-/* Find key in the entry tree: its posting list, or its posting tree's first leaf. */
-static void
-CursorOpen(PostingCursor *c, Relation index, GinState *ginstate,
-		   OffsetNumber attnum, Datum key, Snapshot snapshot)
-{
-	GinBtreeData btree;
-	GinBtreeStack *stack;
-	bool		unlock = true;
-
-	memset(c, 0, sizeof(*c));
-	c->buffer = InvalidBuffer;
-	c->done = true;
-	ItemPointerSetMin(&c->last);
-
-	ginPrepareEntryScan(&btree, attnum, key, GIN_CAT_NORM_KEY, ginstate);
-#if PG_VERSION_NUM >= 170000
-	/* 17 dropped the unused snapshot argument of GIN's tree descents */
-	stack = ginFindLeafPage(&btree, true, false);
-#else
-	stack = ginFindLeafPage(&btree, true, false, snapshot);
-#endif
-	if (btree.findItem(&btree, stack))
-	{
-		Page		page = BufferGetPage(stack->buffer);
-		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, stack->off));
-
-		if (GinIsPostingTree(itup))
-		{
-			BlockNumber root = GinGetPostingTree(itup);
-			GinBtreeData data;
-			GinBtreeStack *leaf;
-			ItemPointer items;
-			int			nitems;
-
-			/* as GIN's scan: an entry never loses its posting tree */
-			LockBuffer(stack->buffer, GIN_UNLOCK);
-			unlock = false;
-#if PG_VERSION_NUM >= 170000
-			leaf = ginScanBeginPostingTree(&data, index, root);
-#else
-			leaf = ginScanBeginPostingTree(&data, index, root, snapshot);
-#endif
-			c->buffer = leaf->buffer;
-			/* keep the leaf pinned after freeGinBtreeStack: vacuum waits */
-			IncrBufferRefCount(c->buffer);
-			items = GinDataLeafPageGetItems(BufferGetPage(c->buffer), &nitems, c->last);
-			LockBuffer(c->buffer, GIN_UNLOCK);
-			/* leaf pages, as the descent predicts them, of this one's items */
-			c->estimate = (uint64) leaf->predictNumber * Max(nitems, 1);
-			freeGinBtreeStack(leaf);
-			c->done = false;
-			CursorSetItems(c, items, nitems);
-			if (nitems == 0)
-				CursorNextPage(c, index);
-		}
-		else if (GinGetNPosting(itup) > 0)
-		{
-			int			nitems;
-			ItemPointer items = ginReadTuple(ginstate, attnum, itup, &nitems);
-
-			c->estimate = nitems;
-			c->done = false;
-			CursorSetItems(c, items, nitems);
-		}
-	}
-	if (unlock)
-		LockBuffer(stack->buffer, GIN_UNLOCK);
-	freeGinBtreeStack(stack);
-}
-
-static int
-CompareInt32Datums(const void *a, const void *b)
-{
-	int32		x = DatumGetInt32(*(const Datum *) a);
-	int32		y = DatumGetInt32(*(const Datum *) b);
-
-	return (x > y) - (x < y);
-}
-
-static int
-CompareItemPointers(const void *a, const void *b)
-{
-	return ItemPointerCompare((ItemPointer) a, (ItemPointer) b);
-}
-
-/* Item pointers collected into an array that grows. */
-typedef struct ItemList
-{
-	ItemPointer items;
-	int			nitems;
-	int			maxitems;
-} ItemList;
-
-static inline void
-ItemListAppend(ItemList *list, ItemPointer item)
-{
-	if (list->nitems == list->maxitems)
-	{
-		list->maxitems = Max(list->maxitems * 2, 64);
-		list->items = list->items ? repalloc(list->items, list->maxitems * sizeof(ItemPointerData))
-			: palloc(list->maxitems * sizeof(ItemPointerData));
-	}
-	list->items[list->nitems++] = *item;
-}
-
-/* Add to hits the rows of a pending page's entries for one of the query's keys. */
-static void
-PendingPageHits(Page page, GinState *ginstate, OffsetNumber attnum,
-				Datum *sorted_keys, int nkeys, ItemList *hits)
-{
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-
-	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-	{
-		IndexTuple	itup = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
-		GinNullCategory category;
-		Datum		key;
-
-		if (gintuple_get_attrnum(ginstate, itup) != attnum)
-			continue;
-		key = gintuple_get_key(ginstate, itup, &category);
-		if (category != GIN_CAT_NORM_KEY ||
-			bsearch(&key, sorted_keys, nkeys, sizeof(Datum), CompareInt32Datums) == NULL)
-			continue;
-		ItemListAppend(hits, &itup->t_tid);
-	}
-}
-
-/* The pending list's first page, share-locked, or InvalidBuffer when the list is empty. */
-static Buffer
-PendingListHead(Relation index)
-{
-	Buffer		metabuffer = ReadBuffer(index, GIN_METAPAGE_BLKNO);
-	Buffer		buffer;
-	BlockNumber blkno;
-
-	LockBuffer(metabuffer, GIN_SHARE);
-	blkno = GinPageGetMeta(BufferGetPage(metabuffer))->head;
-	if (blkno == InvalidBlockNumber)
-	{
-		UnlockReleaseBuffer(metabuffer);
-		return InvalidBuffer;
-	}
-	buffer = ReadBuffer(index, blkno);
-	LockBuffer(buffer, GIN_SHARE);
-	UnlockReleaseBuffer(metabuffer);
-	return buffer;
-}
-
-/*
- * The rows of the pending list (fastupdate) that hold one of the query's
- * keys, once per key, in heap order.  Read before the entry tree, as GIN's
- * scan does: a cleanup that runs meanwhile moves entries into the tree
- * before it deletes their pending pages, so none is missed.  An entry seen
- * in both places is counted twice, which only raises its bound.
- */
-static void
-CursorOpenPending(PostingCursor *c, Relation index, GinState *ginstate,
-				  OffsetNumber attnum, Datum *sorted_keys, int nkeys)
-{
-	Buffer		buffer;
-	ItemList	hits = {NULL, 0, 0};
-
-	memset(c, 0, sizeof(*c));
-	c->buffer = InvalidBuffer;
-	c->done = true;
-
-	buffer = PendingListHead(index);
-	if (!BufferIsValid(buffer))
-		return;
-	for (;;)
-	{
-		Page		page = BufferGetPage(buffer);
-		BlockNumber blkno;
-		Buffer		next;
-
-		CHECK_FOR_INTERRUPTS();
-		/* a cleanup got here first: the rest is in the entry tree */
-		if (GinPageIsDeleted(page))
-			break;
-		PendingPageHits(page, ginstate, attnum, sorted_keys, nkeys, &hits);
-		blkno = GinPageGetOpaque(page)->rightlink;
-		if (blkno == InvalidBlockNumber)
-			break;
-		next = ReadBuffer(index, blkno);
-		LockBuffer(next, GIN_SHARE);
-		UnlockReleaseBuffer(buffer);
-		buffer = next;
-	}
-	UnlockReleaseBuffer(buffer);
-	if (hits.nitems > 0)
-	{
-		qsort(hits.items, hits.nitems, sizeof(ItemPointerData), CompareItemPointers);
-		c->done = false;
-		CursorSetItems(c, hits.items, hits.nitems);
-	}
-	else if (hits.items)
-		pfree(hits.items);
 }
 
 /* binaryheap's order for a min-heap: the greater candidate sinks */
@@ -552,7 +280,7 @@ CountCursorInChunk(ChunkCounts *t, PostingCursor *c, Relation index)
 		c->next = next;
 		if (next < c->nitems)
 			break;
-		CursorNextPage(c, index);
+		PostingCursorNextPage(c, index);
 	}
 	return postings;
 }
@@ -717,13 +445,13 @@ OpenCursors(TopKSearch *s, int skip_longest, int *unread)
 {
 	PostingCursor *cursors = palloc((s->nkeys + 1) * sizeof(PostingCursor));
 
-	/* the pending list first (see CursorOpenPending), then the entry tree */
-	CursorOpenPending(&cursors[s->nkeys], s->index, &s->ginstate, s->column,
+	/* the pending list first (see PostingCursorOpenPending), then the entry tree */
+	PostingCursorOpenPending(&cursors[s->nkeys], s->index, &s->ginstate, s->column,
 					  s->keys, s->nkeys);
 	for (int i = 0; i < s->nkeys; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
-		CursorOpen(&cursors[i], s->index, &s->ginstate, s->column, s->keys[i], s->snapshot);
+		PostingCursorOpen(&cursors[i], s->index, &s->ginstate, s->column, s->keys[i], s->snapshot);
 	}
 	qsort(cursors, s->nkeys, sizeof(PostingCursor), CursorByEstimate);
 	*unread = skip_longest >= 0 ? skip_longest : ListsToSkip(cursors, s->nkeys);
@@ -737,16 +465,6 @@ OpenCursors(TopKSearch *s, int skip_longest, int *unread)
 		cursors[s->nkeys - *unread] = pending;
 	}
 	return cursors;
-}
-
-/* Unpin the leaves the cursors hold, and free them. */
-static void
-CloseCursors(PostingCursor *cursors, int ncursors)
-{
-	for (int i = 0; i < ncursors; i++)
-		if (BufferIsValid(cursors[i].buffer))
-			ReleaseBuffer(cursors[i].buffer);
-	pfree(cursors);
 }
 
 /*
@@ -884,7 +602,7 @@ SearchOnce(TopKSearch *s, int skip_longest, int offer_at, int cap,
 	heap.dropped_max = 0;
 	s->postings += CountKeys(cursors, s->nkeys - unread + 1, s->index, s->slots,
 							 offer_at, &heap);
-	CloseCursors(cursors, s->nkeys + 1);
+	PostingCursorsClose(cursors, s->nkeys + 1);
 
 	outcome = ReadByCount(s, heap.heap, bound_slack, top, ntop, &stopped);
 
@@ -993,7 +711,7 @@ OpenRelation(TopKSearch *s, Relation rel, Oid family)
 	s->keys = MinHashGinIndexKeys(s->index, column, s->query, &nkeys, &bands, &rows);
 	s->nkeys = nkeys;
 	s->slack = s->query->num_perm - bands;
-	qsort(s->keys, s->nkeys, sizeof(Datum), CompareInt32Datums);
+	qsort(s->keys, s->nkeys, sizeof(Datum), GinKeyCompare);
 	s->slots = DenseSlots(rel, s->query->num_perm);
 
 	/* the serializable read is of the whole table, as a scan's */

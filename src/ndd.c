@@ -21,7 +21,10 @@ int			ndd_hamming_threshold = NDD_HAMMING_THRESHOLD_DEFAULT;
 
 void		_PG_init(void);
 
-/* Define the ndd.* settings and claim the prefix, as pg_trgm does. */
+/*
+ * Define the ndd.* settings and claim the prefix, as pg_trgm does; install
+ * the planner hook of the lookup scan (minhash_lookup_scan.c).
+ */
 void
 _PG_init(void)
 {
@@ -51,5 +54,17 @@ _PG_init(void)
 							NULL,
 							NULL);
 
+	DefineCustomBoolVariable("ndd.lookup_scan",
+							 "Lets the planner answer % through a minhash_ops index by counting keys per row.",
+							 "Off leaves such lookups to GIN's own bitmap scan; the rows are the same.",
+							 &ndd_lookup_scan,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL,
+							 NULL,
+							 NULL);
+
 	MarkGUCPrefixReserved("ndd");
+	MinHashLookupScanInit();
 }

@@ -49,6 +49,10 @@
 
 /* GUC variables, defined in ndd.c */
 extern double ndd_similarity_threshold;
+extern bool ndd_lookup_scan;
+
+/* minhash_lookup_scan.c: its planner hook, installed by _PG_init */
+extern void MinHashLookupScanInit(void);
 extern int	ndd_hamming_threshold;
 
 /*

@@ -8,7 +8,10 @@
 # "NAME: N passed, N failed" line per stage and ends with the total,
 # "N passed, N failed".
 #
-# NDD_MAJORS: the majors to run ("15 17 18" when unset).  NDD_CHROOT_DIR:
+# NDD_MAJORS: the majors to run ("15 17 18" when unset).  NDD_CITUS_MAJORS:
+# those for which Citus is built first (scripts/citus.sh build, cached in the
+# chroot), so that test/t/011_citus.pl runs there ("18" when unset; it skips
+# on the others); a failed build counts as one failure.  NDD_CHROOT_DIR:
 # where the chroots live and are kept between runs (/var/tmp/ndd-chroot).
 # NDD_DEBIAN_MIRROR: the mirror debootstrap reads (the one apt uses here).
 # Making and entering a chroot needs root; as root the clusters still run as
@@ -42,6 +45,10 @@ add_tally() {
 log=$(mktemp /tmp/ndd-test-all-XXXXXX.log)
 for major in $majors; do
 	say "PostgreSQL $major ($(ndd_suite_of "$major"))"
+	if [[ " ${NDD_CITUS_MAJORS-18} " == *" $major "* ]]; then
+		NDD_PG=$major bash "$NDD_TOP/scripts/citus.sh" build 2>&1 | tail -n 20 | tee "$log"
+		[ "${PIPESTATUS[0]}" -eq 0 ] || { echo "0 passed, 1 failed" >"$log"; add_tally "Citus build for PostgreSQL $major" "$log"; }
+	fi
 	ndd_run_major "$major" ndd scripts/test.sh 2>&1 | tee "$log"
 	add_tally "PostgreSQL $major" "$log"
 done

@@ -49,7 +49,13 @@ used: rendering them needs groff, and minimal images drop them.
      not exact: score against jaccard(), and count on family only to say
      which pairs were planted.
 
-The output depends on --seed, --docs, --variants and the source files:
+--base-chars N makes short documents instead (bench/scale.sh uses it, so
+that ten million of them fit on the disk): every base, the whole source
+files included, is cut or assembled to about N characters (N to N plus a
+passage, so about N + 300 on average), and the copies are edited as above.
+
+The output depends on --seed, --docs, --variants, --base-chars and the
+source files:
 the same installed packages give the same corpus.  --key prints a digest
 of all of these (and of this program), so a caller can tell whether a
 corpus it wrote before is still the one it would write now.
@@ -146,6 +152,16 @@ def passages_of(paragraphs, rng):
     return out
 
 
+def cut_to(words, chars):
+    """The first words of a list, up to about chars characters."""
+    size = -1
+    for i, w in enumerate(words):
+        size += len(w) + 1
+        if size >= chars:
+            return words[:i + 1]
+    return words
+
+
 def edits_for(resemblance, words, tokens):
     """How many edits leave about `resemblance` of the shingles.
 
@@ -203,17 +219,21 @@ def main():
     ap.add_argument("--variants", type=int, default=3,
                     help="edited copies of each base that gets any (default 3)")
     ap.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    ap.add_argument("--base-chars", type=int, default=0,
+                    help="short bases of about this many characters (default 0: the usual lengths)")
     ap.add_argument("--out", default="-", help="file to write (default: standard output)")
     ap.add_argument("--key", action="store_true",
                     help="print a digest of the program, the arguments and the sources, and stop")
     a = ap.parse_args()
-    if a.docs < 1 or a.variants < 0:
-        ap.error("--docs must be positive and --variants not negative")
+    if a.docs < 1 or a.variants < 0 or a.base_chars < 0:
+        ap.error("--docs must be positive, --variants and --base-chars not negative")
 
     digest = hashlib.sha256()
     with open(os.path.abspath(__file__), "rb") as f:
         digest.update(f.read())
     digest.update(("docs=%d variants=%d seed=%d\0" % (a.docs, a.variants, a.seed)).encode())
+    if a.base_chars:
+        digest.update(("base_chars=%d\0" % a.base_chars).encode())
     files, paragraphs = load_sources(digest)
     if a.key:
         print(digest.hexdigest())
@@ -232,8 +252,13 @@ def main():
     real = iter(files)
     while n < a.docs:
         words = next(real, None)
+        if words is not None and a.base_chars:
+            words = cut_to(words, a.base_chars)
         if words is None:
-            length = min(BASE_MAX, BASE_MIN + int(rng.lognormvariate(mu, BASE_SIGMA)))
+            if a.base_chars:
+                length = a.base_chars
+            else:
+                length = min(BASE_MAX, BASE_MIN + int(rng.lognormvariate(mu, BASE_SIGMA)))
             words, size = [], -1
             while size < length:
                 i = rng.randrange(len(passages))

@@ -6,8 +6,15 @@
 # k = 10 search, and whether each answer is exactly the sequential scan's.
 # Figures are reported, never checked: exit 0 means it ran.
 #
-#   NDD_BENCH_DOCS          documents in the big table t (default 1000000;
-#                           the corpus of bench/lsh_lookup.sh)
+#   NDD_BENCH_CORPUS        bench (default): the documents of bench/corpus.py,
+#                           the corpus of bench/lsh_lookup.sh; families: the
+#                           families-of-4 text, made in SQL (families of 4
+#                           documents of 60 words from a vocabulary of
+#                           20,000, member m with word 57 + m replaced by a
+#                           word of its own: exact J 0.87 to 0.93 within a
+#                           family, 0 across; the tenth row of a query is at
+#                           similarity 0, the common shape in deduplication)
+#   NDD_BENCH_DOCS          documents in the big table t (default 1000000)
 #   NDD_BENCH_TRGM_DOCS     the first rows of t copied to t_small, where
 #                           pg_trgm's GiST index and ndd meet on the same
 #                           data (default 20000: gist_trgm_ops on 1M
@@ -28,6 +35,7 @@
 set -uo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
+kind=${NDD_BENCH_CORPUS:-bench}
 docs=${NDD_BENCH_DOCS:-1000000}
 sub=${NDD_BENCH_TRGM_DOCS:-20000}
 nq=${NDD_BENCH_QUERIES:-200}
@@ -40,7 +48,11 @@ for v in "$docs" "$sub" "$nq" "$seqq" "$kbits" "$boundq"; do
 done
 [ "$sub" -le "$docs" ] || sub=$docs
 [ "$seqq" -le "$nq" ] || seqq=$nq
-corpus=/tmp/ndd-bench-lsh-$docs.tsv
+case $kind in
+bench) corpus=/tmp/ndd-bench-lsh-$docs.tsv ;;
+families) corpus="families of 4 (SQL)" ;;
+*) echo "NDD_BENCH_CORPUS must be bench or families" >&2; exit 1 ;;
+esac
 
 ndd_ensure_packages python3
 trgm_control=$("$PG_CONFIG" --sharedir)/extension/pg_trgm.control
@@ -48,7 +60,7 @@ trgm_control=$("$PG_CONFIG" --sharedir)/extension/pg_trgm.control
 trgm=on
 [ -f "$trgm_control" ] || { say "pg_trgm not found: skipping the comparison"; trgm=off; }
 
-ndd_corpus "$docs" "$corpus" --variants 8
+[ "$kind" = bench ] && ndd_corpus "$docs" "$corpus" --variants 8
 ndd_cluster_start
 
 psql() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
@@ -62,13 +74,29 @@ if [ -n "$shared_buffers" ]; then
 fi
 
 say "loading $corpus"
-psql <<EOF || exit 1
+if [ "$kind" = families ]; then
+	# member m of family f is row 4f + m + 1: the family's 60 words, drawn
+	# by hashing (f, j), but for word 57 + m, a word of its own
+	psql -v docs="$docs" <<'EOF' || exit 1
+CREATE TABLE t_load (id int, family int, edit_rate float8, doc text);
+INSERT INTO t_load
+SELECT f * 4 + m + 1, f, 0, d.doc
+FROM generate_series(0, (:docs + 3) / 4 - 1) f, generate_series(0, 3) m,
+LATERAL (SELECT string_agg(CASE WHEN j = 57 + m THEN 'v' || (f * 4 + m)
+								ELSE 'w' || ((hashint8(f::int8 * 64 + j) & 2147483647) % 20000) END,
+						   ' ' ORDER BY j) AS doc
+		 FROM generate_series(1, 60) j) d
+WHERE f * 4 + m < :docs;
+EOF
+else
+	psql <<EOF || exit 1
 SELECT CASE WHEN 'lz4' = ANY (enumvals) THEN 'lz4' ELSE 'pglz' END AS toast
 FROM pg_settings WHERE name = 'default_toast_compression' \gset
 SET default_toast_compression = :toast;
 CREATE TABLE t_load (id int, family int, edit_rate float8, doc text);
 \copy t_load FROM '$corpus'
 EOF
+fi
 
 ndd_build_install
 commit=$(git -C "$NDD_TOP" describe --always --dirty 2>/dev/null || echo unknown)

@@ -76,10 +76,40 @@ PostingCursorNextPage(PostingCursor *c, Relation index)
 	}
 }
 
-/* Find key in the entry tree: its posting list, or its posting tree's first leaf. */
-void
-PostingCursorOpen(PostingCursor *c, Relation index, GinState *ginstate,
-		   OffsetNumber attnum, Datum key, Snapshot snapshot)
+/*
+ * The items on a posting tree's leaf page, counted without decoding them:
+ * each item of a compressed segment but its first ends with a byte below
+ * 0x80 (ginpostinglist.c's varbyte code).
+ */
+static int
+LeafPageItemCount(Page page)
+{
+	GinPostingList *segment;
+	char	   *end;
+	int			n = 0;
+
+	if (!GinPageIsCompressed(page))
+		return GinPageGetOpaque(page)->maxoff;
+	segment = GinDataLeafPageGetPostingList(page);
+	end = (char *) segment + GinDataLeafPageGetPostingListSize(page);
+	while ((char *) segment < end)
+	{
+		n++;
+		for (int i = 0; i < segment->nbytes; i++)
+			n += (segment->bytes[i] & 0x80) == 0;
+		segment = GinNextPostingListSegment(segment);
+	}
+	return n;
+}
+
+/*
+ * Find key in the entry tree: its posting list, or its posting tree's first
+ * leaf.  With defer, a posting tree's first leaf is left pinned and counted,
+ * not decoded: PostingCursorLoad decodes it, if the cursor is read at all.
+ */
+static void
+CursorOpen(PostingCursor *c, Relation index, GinState *ginstate,
+		   OffsetNumber attnum, Datum key, Snapshot snapshot, bool defer)
 {
 	GinBtreeData btree;
 	GinBtreeStack *stack;
@@ -121,15 +151,26 @@ PostingCursorOpen(PostingCursor *c, Relation index, GinState *ginstate,
 			c->buffer = leaf->buffer;
 			/* keep the leaf pinned after freeGinBtreeStack: vacuum waits */
 			IncrBufferRefCount(c->buffer);
-			items = GinDataLeafPageGetItems(BufferGetPage(c->buffer), &nitems, c->last);
+			if (defer)
+			{
+				items = NULL;
+				nitems = LeafPageItemCount(BufferGetPage(c->buffer));
+			}
+			else
+				items = GinDataLeafPageGetItems(BufferGetPage(c->buffer), &nitems, c->last);
 			LockBuffer(c->buffer, GIN_UNLOCK);
 			/* leaf pages, as the descent predicts them, of this one's items */
 			c->estimate = (uint64) leaf->predictNumber * Max(nitems, 1);
 			freeGinBtreeStack(leaf);
 			c->done = false;
-			CursorSetItems(c, items, nitems);
-			if (nitems == 0)
-				PostingCursorNextPage(c, index);
+			if (defer)
+				c->deferred = true;
+			else
+			{
+				CursorSetItems(c, items, nitems);
+				if (nitems == 0)
+					PostingCursorNextPage(c, index);
+			}
 		}
 		else if (GinGetNPosting(itup) > 0)
 		{
@@ -144,6 +185,48 @@ PostingCursorOpen(PostingCursor *c, Relation index, GinState *ginstate,
 	if (unlock)
 		LockBuffer(stack->buffer, GIN_UNLOCK);
 	freeGinBtreeStack(stack);
+}
+
+/* Open a cursor on key's list, its first items read. */
+void
+PostingCursorOpen(PostingCursor *c, Relation index, GinState *ginstate,
+				  OffsetNumber attnum, Datum key, Snapshot snapshot)
+{
+	CursorOpen(c, index, ginstate, attnum, key, snapshot, false);
+}
+
+/*
+ * Open a cursor on key's list, with its estimate, leaving a posting tree's
+ * first leaf undecoded: a list that is never read costs a descent only.
+ * PostingCursorLoad before reading its items.
+ */
+void
+PostingCursorOpenDeferred(PostingCursor *c, Relation index, GinState *ginstate,
+						  OffsetNumber attnum, Datum key, Snapshot snapshot)
+{
+	CursorOpen(c, index, ginstate, attnum, key, snapshot, true);
+}
+
+/*
+ * Decode a deferred cursor's first leaf.  The leaf stayed pinned, so it
+ * was not deleted; items a split moved right since are read from there,
+ * as PostingCursorNextPage goes on past the last item read.
+ */
+void
+PostingCursorLoad(PostingCursor *c, Relation index)
+{
+	ItemPointer items;
+	int			nitems;
+
+	if (!c->deferred)
+		return;
+	c->deferred = false;
+	LockBuffer(c->buffer, GIN_SHARE);
+	items = GinDataLeafPageGetItems(BufferGetPage(c->buffer), &nitems, c->last);
+	LockBuffer(c->buffer, GIN_UNLOCK);
+	CursorSetItems(c, items, nitems);
+	if (nitems == 0)
+		PostingCursorNextPage(c, index);
 }
 
 int

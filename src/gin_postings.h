@@ -18,12 +18,16 @@ typedef struct PostingCursor
 	int			next;
 	ItemPointerData last;		/* the last item of the page read */
 	bool		done;
+	bool		deferred;		/* buffer's items not read yet (PostingCursorLoad) */
 	uint64		estimate;		/* of the list's length */
 } PostingCursor;
 
 extern int	GinKeyCompare(const void *a, const void *b);
 extern void PostingCursorOpen(PostingCursor *c, Relation index, GinState *ginstate,
 							  OffsetNumber attnum, Datum key, Snapshot snapshot);
+extern void PostingCursorOpenDeferred(PostingCursor *c, Relation index, GinState *ginstate,
+									  OffsetNumber attnum, Datum key, Snapshot snapshot);
+extern void PostingCursorLoad(PostingCursor *c, Relation index);
 extern void PostingCursorOpenPending(PostingCursor *c, Relation index, GinState *ginstate,
 									 OffsetNumber attnum, Datum *sorted_keys, int nkeys);
 extern void PostingCursorNextPage(PostingCursor *c, Relation index);

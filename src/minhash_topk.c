@@ -451,10 +451,13 @@ OpenCursors(TopKSearch *s, int skip_longest, int *unread)
 	for (int i = 0; i < s->nkeys; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
-		PostingCursorOpen(&cursors[i], s->index, &s->ginstate, s->column, s->keys[i], s->snapshot);
+		PostingCursorOpenDeferred(&cursors[i], s->index, &s->ginstate, s->column, s->keys[i], s->snapshot);
 	}
 	qsort(cursors, s->nkeys, sizeof(PostingCursor), CursorByEstimate);
 	*unread = skip_longest >= 0 ? skip_longest : ListsToSkip(cursors, s->nkeys);
+	/* the first leaves of the lists to read; those left unread stay undecoded */
+	for (int i = 0; i < s->nkeys - *unread; i++)
+		PostingCursorLoad(&cursors[i], s->index);
 
 	/* the lists read: the shortest, and the pending list's rows */
 	if (*unread > 0)
@@ -598,6 +601,20 @@ SearchOnce(TopKSearch *s, int skip_longest, int offer_at, int cap,
 	bool		stopped = false;
 	TopKOutcome outcome;
 
+	/*
+	 * Lists short enough that every row in them fits in the heap: offer
+	 * them all, so that a k-th row at a low count (or none above 0) needs
+	 * no second try.
+	 */
+	if (offer_at > 1)
+	{
+		uint64		total = 0;
+
+		for (int i = 0; i < s->nkeys - unread; i++)
+			total += cursors[i].estimate;
+		if (total <= (uint64) cap)
+			offer_at = 1;
+	}
 	heap.heap = binaryheap_allocate(cap, CandidateSinks, NULL);
 	heap.dropped_max = 0;
 	s->postings += CountKeys(cursors, s->nkeys - unread + 1, s->index, s->slots,

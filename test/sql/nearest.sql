@@ -163,6 +163,30 @@ FROM (SELECT sketch FROM ncommon WHERE id % 37 = 3) q, unnest(ARRAY[1, 10, 25, 3
 GROUP BY k ORDER BY k;
 DROP TABLE ncommon;
 
+-- families of 4, each member with one of the last words its own, and
+-- nothing shared across families: fewer than k rows above 0, and lists so
+-- short that the first try offers every row in them; the rest, at 0, by id
+CREATE TABLE nfam AS
+SELECT f * 4 + m + 1 AS id,
+       minhash_sketch((SELECT string_agg(CASE WHEN n = 17 + m THEN 'v' || (f * 4 + m) ELSE w END, ' ' ORDER BY n)
+                       FROM unnest(words) WITH ORDINALITY AS u(w, n) WHERE n <= 20),
+                      shingle_size => 2) AS sketch
+FROM nbase, generate_series(0, 3) m;
+ALTER TABLE nfam ADD PRIMARY KEY (id);
+CREATE INDEX nfam_rows1 ON nfam USING gin (sketch minhash_ops(shingle_size = 2, rows = 1, key_bits = 16));
+SELECT k, count(*) AS queries,
+       count(*) FILTER (WHERE c.ids IS NOT NULL) AS counted,
+       count(*) FILTER (WHERE
+           (SELECT array_agg(ROW(n.id, n.similarity)::text ORDER BY n.o)
+            FROM near_duplicate_top_k('nfam', 'sketch', 'id', q.sketch, k) WITH ORDINALITY n(id, similarity, o))
+           IS NOT DISTINCT FROM
+           (SELECT array_agg(ROW(r.id, r.similarity)::text ORDER BY r.o)
+            FROM pg_temp.ref(q.sketch, k, 'nfam') WITH ORDINALITY r(id, similarity, o))) AS same
+FROM (SELECT sketch FROM nfam WHERE id % 9 = 2) q, unnest(ARRAY[1, 4, 10, 25]) k,
+     minhash_index_top_k('nfam', 'sketch', 'id', q.sketch, k) c
+GROUP BY k ORDER BY k;
+DROP TABLE nfam;
+
 -- both indexes: the less exact one decides
 CREATE INDEX ndocs_default ON ndocs USING gin (sketch minhash_ops(shingle_size = 2));
 SELECT minhash_index_exact_threshold('ndocs', 'sketch'), 97 / 128.0 AS "97/128";

@@ -6,13 +6,15 @@
 #   bash scripts/citus.sh build    # build and install Citus (cached)
 #   bash scripts/citus.sh start    # build, then a coordinator and two workers
 #   bash scripts/citus.sh stop     # stop them and remove their directory
+#   bash scripts/citus.sh tarball  # the tarball it would build; fails when there is none
 #
 # NDD_PG: the major (18 by default).  Citus 14 supports PostgreSQL 16 to 18;
 # where Debian does not ship the major here, everything happens in its
 # Debian chroot (scripts/common.sh: 17 in trixie, 18 in sid; NDD_CHROOT_DIR),
 # which needs root, as scripts/test_all.sh does.  NDD_CITUS_TARBALL: the
-# release tarball (../shared/deps/citus-14.0.1.tar.xz beside the checkout by
-# default); Citus is not packaged by Debian.
+# release tarball (by default ../shared/deps/citus-14.0.1.tar.xz beside the
+# checkout, else /work/shared/deps/ for a clone made elsewhere on this
+# machine); Citus is not packaged by Debian.
 #
 # The build (a few minutes) is kept in /var/cache/ndd-citus, keyed by the
 # tarball's checksum and the exact PostgreSQL version, and installing it
@@ -27,13 +29,17 @@ set -uo pipefail
 export NDD_PG=${NDD_PG:-18}
 . "$(dirname "$0")/common.sh"
 
-NDD_CITUS_TARBALL=${NDD_CITUS_TARBALL:-$NDD_TOP/../shared/deps/citus-14.0.1.tar.xz}
+if [ -z "${NDD_CITUS_TARBALL:-}" ]; then
+	NDD_CITUS_TARBALL=$NDD_TOP/../shared/deps/citus-14.0.1.tar.xz
+	[ -f "$NDD_CITUS_TARBALL" ] || [ ! -f /work/shared/deps/citus-14.0.1.tar.xz ] ||
+		NDD_CITUS_TARBALL=/work/shared/deps/citus-14.0.1.tar.xz
+fi
 NDD_CITUS_DIR=/tmp/ndd-citus
 cache_top=/var/cache/ndd-citus
 ports=(54411 54412 54413)
 names=(coordinator worker1 worker2)
 
-usage() { echo "usage: $0 build|start|stop" >&2; exit 2; }
+usage() { echo "usage: $0 build|start|stop|tarball" >&2; exit 2; }
 
 # In the chroot of the major, when Debian does not ship it here: the tarball
 # is copied into the chroot's cache, and this script runs there on a copy
@@ -144,6 +150,7 @@ EOF
 }
 
 case ${1:-} in
+tarball) echo "$NDD_CITUS_TARBALL"; [ -f "$NDD_CITUS_TARBALL" ] ;;
 build | start | stop) in_major "$1" ;;
 build-here | start-here | stop-here) "$1" "${2:-}" ;;
 *) usage ;;

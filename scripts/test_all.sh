@@ -46,8 +46,13 @@ log=$(mktemp /tmp/ndd-test-all-XXXXXX.log)
 for major in $majors; do
 	say "PostgreSQL $major ($(ndd_suite_of "$major"))"
 	if [[ " ${NDD_CITUS_MAJORS-18} " == *" $major "* ]]; then
-		NDD_PG=$major bash "$NDD_TOP/scripts/citus.sh" build 2>&1 | tail -n 20 | tee "$log"
-		[ "${PIPESTATUS[0]}" -eq 0 ] || { echo "0 passed, 1 failed" >"$log"; add_tally "Citus build for PostgreSQL $major" "$log"; }
+		# without Citus's sources on this machine 011_citus says it skips
+		if ! tarball=$(bash "$NDD_TOP/scripts/citus.sh" tarball); then
+			say "no Citus tarball at $tarball: Citus is not built, test/t/011_citus.pl skips"
+		else
+			NDD_PG=$major bash "$NDD_TOP/scripts/citus.sh" build 2>&1 | tail -n 20 | tee "$log"
+			[ "${PIPESTATUS[0]}" -eq 0 ] || { echo "0 passed, 1 failed" >"$log"; add_tally "Citus build for PostgreSQL $major" "$log"; }
+		fi
 	fi
 	ndd_run_major "$major" ndd scripts/test.sh 2>&1 | tee "$log"
 	add_tally "PostgreSQL $major" "$log"

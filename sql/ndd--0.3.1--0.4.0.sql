@@ -22,3 +22,8 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION ndd_shingle_set_jaccard(bigint[], bigint[]) IS
 'exact Jaccard resemblance of two shingle sets from ndd_shingle_set(): jaccard() of their documents';
+
+-- discovery's stages are not JIT-compiled: enable_nestloop = off prices
+-- them all above jit_above_cost, and their time goes to ndd's functions
+ALTER FUNCTION near_duplicate_pairs(regclass, name, name, float8, name, boolean, int) SET jit = off;
+ALTER FUNCTION near_duplicate_clusters(regclass, name, name, float8, name, boolean, int, text) SET jit = off;

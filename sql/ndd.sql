@@ -1252,7 +1252,10 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 -- joins must hash, not loop: without statistics (a table just loaded) the
 -- planner may otherwise nest loops over every pair of keys
-SET enable_nestloop = off;
+SET enable_nestloop = off
+-- which prices every stage above jit_above_cost: each would be compiled
+-- (0.1 to 0.2 s a stage), for statements whose time goes to ndd's functions
+SET jit = off;
 
 COMMENT ON FUNCTION near_duplicate_pairs(regclass, name, name, float8, name, boolean, int) IS
 'every pair of rows whose minhash sketches reach the threshold, or whose simhash fingerprints are within max_distance bits (with verify_column: whose texts reach the threshold, exactly), found through shared bucket keys';
@@ -1306,7 +1309,8 @@ RETURNS TABLE (id bigint, cluster_id bigint)
 AS 'MODULE_PATHNAME', 'near_duplicate_clusters'
 LANGUAGE C VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
-SET enable_nestloop = off;
+SET enable_nestloop = off
+SET jit = off;
 
 COMMENT ON FUNCTION near_duplicate_clusters(regclass, name, name, float8, name, boolean, int, text) IS
 'connected components of near_duplicate_pairs: (id, cluster_id), cluster_id being the representative row (first by representative_order, else the smallest id)';

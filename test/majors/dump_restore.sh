@@ -679,7 +679,7 @@ for f in "$W"/sql/plans/*.sql; do
 	index=$(sed -n 's/^-- uses: //p' "$f")
 	name=${f##*/}
 	holds "PostgreSQL 15: plan of '$(sed -n 2p "$f" | sed 's/^-- //')' uses $index" \
-		"$W/out/15/plans/${name%.sql}.out" "(on|using) $index( |$)"
+		"$W/out/15/plans/${name%.sql}.out" "(on|using|Index Name:) $index( |$)"
 done
 holds "PostgreSQL 15: the guard rejects a near-duplicate insert with 23505" "$W/out/15/behave/01-guard-near.out" '^23505: '
 holds "PostgreSQL 15: the guard lets an unrelated insert through" "$W/out/15/behave/02-guard-unrelated.out" '^ok$'
@@ -772,7 +772,7 @@ target() {
 				index=$(sed -n 's/^-- uses: //p' "$f")
 				name=${f##*/}
 				holds "PostgreSQL $major ($kind): plan of '$(sed -n 2p "$f" | sed 's/^-- //')' uses $index, as on 15" \
-					"$out/plans/${name%.sql}.out" "(on|using) $index( |$)"
+					"$out/plans/${name%.sql}.out" "(on|using|Index Name:) $index( |$)"
 			done
 			for f in "$W"/sql/behave/*.sql; do
 				name=${f##*/}
@@ -794,7 +794,7 @@ target() {
 				index=$(sed -n 's/^-- uses: //p' "$f")
 				name=${f##*/}
 				count=$((count + 1))
-				grep -qE "(on|using) $index( |$)" "$out/plans/${name%.sql}.out" 2>/dev/null ||
+				grep -qE "(on|using|Index Name:) $index( |$)" "$out/plans/${name%.sql}.out" 2>/dev/null ||
 					{ echo "plans/$name does not use $index:"; cat "$out/plans/${name%.sql}.out"; } >>"$W/diag" 2>&1
 			done
 			report "$([ ! -s "$W/diag" ]; echo $?)" \

@@ -11,9 +11,9 @@
  *	1. Which keys occur more than once, in a filter sized for the rows
  *	   (ndd_colliding_keys, key_filter.c); across shards, each shard makes
  *	   its part of the filter and the parts are merged.
- *	2. The keys that may collide, with their rows and a small summary of
- *	   each row's sketch; across shards, only the rows with enough such keys
- *	   leave their shard.
+ *	2. The keys that may collide, as an array per row, with a small summary
+ *	   of each row's sketch; across shards, only the rows with enough such
+ *	   keys leave their shard.
  *	3. The pairs of rows that share a kept key and whose summaries pass.
  *	4. The candidates whose sketches (with verify_column: whose texts)
  *	   reach the threshold.
@@ -148,21 +148,33 @@
 	"              AND pg_catalog.cardinality(%3$s.ndd_colliding(%4$s, $1, 0::pg_catalog.int4))\n" \
 	"                  OPERATOR(pg_catalog.>=) $2"
 
-/* step 2: %s the summary's type */
+/*
+ * step 2: one row per row with a key that may collide, its keys as an
+ * array: a sixth of the bytes of a row per key (the summary and the row's
+ * header once, not once per key).  %s the summary's type.
+ */
 #define PAIRS_KEYS_TABLE_SQL \
-	"CREATE TEMP TABLE ndd_pair_keys (id pg_catalog.int8, key pg_catalog.int8, summary %s)"
+	"CREATE TEMP TABLE ndd_pair_keys (id pg_catalog.int8, keys pg_catalog.int8[], summary %s)"
 
 /*
  * %1$s where the rows are, %2$s their id, %3$s ndd, %4$s keys, %5$s the
- * sketch column, %6$s the summary; $1 the filter, $2 the keys required less one.
+ * sketch column, %6$s the summary; $1 the filter, $2 the keys required less
+ * one.  OFFSET 0 keeps the keys computed once, not again in the filter.
  */
 #define PAIRS_KEYS_SQL \
 	"\n" \
-	"        INSERT INTO pg_temp.ndd_pair_keys (id, key, summary)\n" \
-	"        SELECT t.%2$s::pg_catalog.int8, c.key, %6$s\n" \
-	"        FROM %1$s t,\n" \
-	"             pg_catalog.unnest(%3$s.ndd_colliding(%4$s, $1, $2)) c(key)\n" \
-	"        WHERE t.%5$s IS NOT NULL"
+	"        INSERT INTO pg_temp.ndd_pair_keys (id, keys, summary)\n" \
+	"        SELECT s.id, s.keys, s.summary\n" \
+	"        FROM (SELECT t.%2$s::pg_catalog.int8 AS id,\n" \
+	"                     %3$s.ndd_colliding(%4$s, $1, $2) AS keys, %6$s AS summary\n" \
+	"              FROM %1$s t\n" \
+	"              WHERE t.%5$s IS NOT NULL\n" \
+	"              OFFSET 0) s\n" \
+	"        WHERE pg_catalog.cardinality(s.keys) OPERATOR(pg_catalog.>) 0"
+
+/* the keys kept, for progress */
+#define PAIRS_KEYS_COUNT_SQL \
+	"SELECT pg_catalog.sum(pg_catalog.cardinality(k.keys))::pg_catalog.int8 FROM pg_temp.ndd_pair_keys k"
 
 /* step 3 */
 #define PAIRS_CANDIDATES_TABLE_SQL \
@@ -174,8 +186,10 @@
 	"        INSERT INTO pg_temp.ndd_pair_candidates (a, b)\n" \
 	"        SELECT DISTINCT x.id, y.id\n" \
 	"        FROM pg_temp.ndd_pair_keys x\n" \
-	"        JOIN pg_temp.ndd_pair_keys y\n" \
-	"          ON y.key OPERATOR(pg_catalog.=) x.key AND y.id OPERATOR(pg_catalog.>) x.id\n" \
+	"             CROSS JOIN LATERAL pg_catalog.unnest(x.keys) kx(key)\n" \
+	"        JOIN (pg_temp.ndd_pair_keys y\n" \
+	"              CROSS JOIN LATERAL pg_catalog.unnest(y.keys) ky(key))\n" \
+	"          ON ky.key OPERATOR(pg_catalog.=) kx.key AND y.id OPERATOR(pg_catalog.>) x.id\n" \
 	"        WHERE %s"
 
 /* the ids of the candidates */
@@ -693,9 +707,16 @@ KeepKeys(Pairs *p)
 	Exec(psprintf(PAIRS_KEYS_SQL, p->rows_of, p->row_id, p->ndd, p->keys_of, p->sketch, p->summary),
 		 2, types, args, nulls);
 	if (p->progress)
+	{
+		bool		isnull;
+		int64		keys;
+
+		Exec(PAIRS_KEYS_COUNT_SQL, 0, NULL, NULL, NULL);
+		keys = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 		ereport(NOTICE,
-				(errmsg("ndd: 2/4 " UINT64_FORMAT " keys may be shared", SPI_processed),
+				(errmsg("ndd: 2/4 " INT64_FORMAT " keys may be shared", isnull ? 0 : keys),
 				 errdetail("%s", ElapsedText(p))));
+	}
 	Exec("ANALYZE pg_temp.ndd_pair_keys", 0, NULL, NULL, NULL);
 }
 

@@ -8,10 +8,10 @@
  * the query's band keys (minhash_gin.c).  GIN's scan finds them by visiting
  * every one of the query's lists for every row in their union, so its cost
  * is the union's length times the number of keys (32 at the default 0.8):
- * at 1M rows that loop was two thirds of a lookup.  This scan merges the
- * same lists in heap order, a page of each at a time, through a small heap
- * of cursors, so each posting costs a few comparisons, and fetches only the
- * rows that reach the count.  Its rows are exactly GIN's: the same keys,
+ * at 1M rows that loop was two thirds of a lookup.  This scan reads the
+ * same lists in heap order, a window of a page of each at a time, counts
+ * the postings of each heap block and then, in the few blocks that can
+ * reach the count, of each row, and fetches only the rows that reach it.  Its rows are exactly GIN's: the same keys,
  * the same count, and every restriction of the query checked again on the
  * fetched row (the `%` itself included), as GIN's recheck does.
  *
@@ -337,8 +337,9 @@ CursorReady(LookupScanState *s, PostingCursor *c)
 
 /*
  * The query's keys and the count they demand, the cursors over their lists
- * (the pending list's hits first, read before the entry tree as GIN does),
- * and the merge heap.  No cursors when the query is NULL.
+ * (the pending list's hits first, read before the entry tree as GIN does).
+ * No cursors when the query is NULL.  The sketch's keys are made even for
+ * threshold 0, so that one made otherwise errs as in GIN's scan.
  */
 static void
 LookupStart(LookupScanState *s)
@@ -355,7 +356,6 @@ LookupStart(LookupScanState *s)
 				rows;
 
 	s->started = true;
-	s->ncursors = s->nfound = s->next_found = 0;
 	/* counted as a scan of the index, as GIN's own */
 	pgstat_count_index_scan(s->index);
 	PredicateLockRelation(s->css.ss.ss_currentRelation, snapshot);

@@ -24,13 +24,15 @@
  * A partitioned or inherited table is counted table by table and the
  * answers merged.  near_duplicate_top_k (sql/ndd.sql) calls this first and
  * falls back to similar() passes when it cannot answer: a table without a
- * suitable index, a foreign partition, row-level security, a non-integer or
- * NULL id, or more candidates at the k-th count than work_mem holds.
+ * suitable index, a foreign partition, a table of Citus, row-level
+ * security, a non-integer or NULL id, or more candidates at the k-th count
+ * than work_mem holds.
  */
 #include "postgres.h"
 
 #include <math.h>
 
+#include "access/genam.h"
 #include "access/gin_private.h"
 #include "access/heapam.h"
 #include "access/htup_details.h"
@@ -39,6 +41,7 @@
 #include "access/tableam.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/tuptable.h"
 #include "lib/binaryheap.h"
@@ -50,6 +53,7 @@
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
@@ -864,13 +868,42 @@ CallerMaySelect(Oid relid, Name sketch_column, Name id_column, Oid *id_type)
 }
 
 /*
- * Can the index answer: no row security on tbl, an integer id, a query
- * with keys, and room in work_mem for the rows kept and the dense table.
+ * Is relid a table of Citus (distributed, reference or Citus local)?  Its
+ * rows are in shards; here the table and its indexes are empty shells,
+ * which counting would read as the whole table.
+ */
+static bool
+IsCitusTable(Oid relid)
+{
+	Oid			catalog = get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE);
+	AttrNumber	attnum;
+	Relation	rel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	bool		found;
+
+	if (!OidIsValid(catalog) ||
+		(attnum = get_attnum(catalog, "logicalrelid")) == InvalidAttrNumber)
+		return false;
+	rel = table_open(catalog, AccessShareLock);
+	ScanKeyInit(&key, attnum, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
+	found = HeapTupleIsValid(systable_getnext(scan));
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return found;
+}
+
+/*
+ * Can the index answer: tbl's rows here, no row security on it, an integer
+ * id, a query with keys, and room in work_mem for the rows kept and the
+ * dense table.
  */
 static bool
 CountingApplies(Oid relid, const TopKSearch *s)
 {
-	return check_enable_rls(relid, InvalidOid, true) != RLS_ENABLED &&
+	return !IsCitusTable(relid) &&
+		check_enable_rls(relid, InvalidOid, true) != RLS_ENABLED &&
 		(s->id_type == INT2OID || s->id_type == INT4OID || s->id_type == INT8OID) &&
 		!(s->query->flags & MINHASH_FLAG_EMPTY) &&
 		(Size) s->cap * (sizeof(Datum) + sizeof(TopRow)) + TOPK_COUNTING_BYTES <=

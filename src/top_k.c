@@ -6,8 +6,9 @@
  *		minhash_ops index where one can.
  *
  *	0. Counting the query's keys in the posting lists of an index of one-row
- *	   bands (minhash_index_top_k, minhash_topk.c), where there is one (not
- *	   on a table of Citus, whose table and indexes here are empty shells).
+ *	   bands (minhash_index_top_k, minhash_topk.c), where there is one and
+ *	   it can answer (not on a table of Citus, whose table and indexes here
+ *	   are empty shells).
  *	1. Passes at falling thresholds, each exact through the indexes: down
  *	   to the lowest threshold every minhash_ops index on the column serves
  *	   exactly (minhash_index_exact_threshold).
@@ -22,7 +23,6 @@
 
 #include <math.h>
 
-#include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -68,11 +68,6 @@
 	"SELECT t.%1$s::pg_catalog.int8, %2$s " \
 	"FROM %3$s t WHERE %4$s IS NOT NULL " \
 	"ORDER BY 2 DESC, %5$s LIMIT $2"
-
-/* whether $1 is a table of Citus (only asked when Citus's catalog exists) */
-#define TOPK_CITUS_TABLE_SQL \
-	"SELECT FROM pg_catalog.pg_dist_partition p " \
-	"WHERE p.logicalrelid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass"
 
 /* the names of the indexes in an EXPLAIN (FORMAT JSON) plan ($1) */
 #define TOPK_PLAN_INDEXES_SQL \
@@ -146,24 +141,6 @@ EmitRest(TopK *t, int wanted)
 				(errmsg("ndd: the other %d rows at similarity 0, by %s", wanted, t->id_name)));
 	Run(Statement(t, TOPK_REST_SQL, t->sketch), 3, types, args);
 	EmitRows(t, SPI_tuptable);
-}
-
-/*
- * Is the table one of Citus's (distributed, reference or Citus local)?  Its
- * rows are in shards, and the table and indexes on this node are empty
- * shells: counting, which reads them directly, would find nothing, where
- * the passes' statements go through Citus to the shards.
- */
-static bool
-IsCitusTable(const TopK *t)
-{
-	Oid			types[1] = {OIDOID};
-	Datum		args[1] = {ObjectIdGetDatum(t->relid)};
-
-	if (!OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)))
-		return false;
-	Run(TOPK_CITUS_TABLE_SQL, 1, types, args);
-	return SPI_processed > 0;
 }
 
 /* Step 0: true when counting answered, its rows emitted. */
@@ -369,7 +346,7 @@ near_duplicate_top_k(PG_FUNCTION_ARGS)
 		elog(ERROR, "near_duplicate_top_k: SPI_connect failed");
 
 	/* 0. counting keys in the posting lists of an index of one-row bands */
-	if (!empty && !IsCitusTable(&t) && ByCounting(&t))
+	if (!empty && ByCounting(&t))
 	{
 		SPI_finish();
 		return (Datum) 0;

@@ -133,6 +133,11 @@ for my $id (@probes)
 	  eq answer("SELECT * FROM near_duplicate_top_k('docs', 'sketch', 'id', $q, 5)");
 }
 is($same, scalar(@probes), 'near_duplicate_top_k on the distributed table answers as on one server');
+# counting would read the coordinator's empty shell of the table: it says it
+# cannot answer (its NULLs), and the passes above answered instead
+is($coord->safe_psql('postgres', qq{
+	SELECT ids IS NULL FROM minhash_index_top_k('docs', 'sketch', 'id', '$sketch8', 5)}), 't',
+	'minhash_index_top_k cannot answer on a distributed table');
 # what a pass sends: the order and limit go to every shard, with similar()
 # served by the shard's index
 my $plan = $coord->safe_psql('postgres', qq{

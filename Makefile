@@ -7,6 +7,7 @@ OBJS = \
 	src/minhash.o \
 	src/minhash_agg.o \
 	src/minhash_bbit.o \
+	src/weighted_minhash.o \
 	src/supershingle.o \
 	src/lsh.o \
 	src/key_filter.o \

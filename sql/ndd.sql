@@ -136,6 +136,65 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 10;
 COMMENT ON FUNCTION minhash_sketch(bigint[], int, int) IS
 'minhash sketch of a set of integers';
 
+-- weighted minhash: sketches of weighted sets (src/weighted_minhash.c)
+CREATE FUNCTION weighted_minhash_sketch(features text[], weights float8[],
+                                        num_perm int DEFAULT 128, seed int DEFAULT 0)
+RETURNS minhash
+AS 'MODULE_PATHNAME', 'weighted_minhash_sketch_array'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 100;
+
+COMMENT ON FUNCTION weighted_minhash_sketch(text[], float8[], int, int) IS
+'weighted minhash sketch of strings with weights (a repeated string weighs the sum): similarity() estimates weighted Jaccard';
+
+CREATE FUNCTION weighted_minhash_sketch(features bigint[], weights float8[],
+                                        num_perm int DEFAULT 128, seed int DEFAULT 0)
+RETURNS minhash
+AS 'MODULE_PATHNAME', 'weighted_minhash_sketch_array'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 100;
+
+COMMENT ON FUNCTION weighted_minhash_sketch(bigint[], float8[], int, int) IS
+'weighted minhash sketch of integers with weights (a repeated integer weighs the sum): similarity() estimates weighted Jaccard';
+
+CREATE FUNCTION weighted_minhash_sketch(doc text, num_perm int DEFAULT 128,
+                                        shingle_size int DEFAULT 1,
+                                        unit text DEFAULT 'word',
+                                        strip_html boolean DEFAULT false,
+                                        seed int DEFAULT 0)
+RETURNS minhash
+AS 'MODULE_PATHNAME', 'weighted_minhash_sketch_text'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 100;
+
+COMMENT ON FUNCTION weighted_minhash_sketch(text, int, int, text, boolean, int) IS
+'weighted minhash sketch of a document, each shingle (a word by default) weighing its number of occurrences';
+
+CREATE FUNCTION weighted_jaccard(features_a text[], weights_a float8[],
+                                 features_b text[], weights_b float8[])
+RETURNS float8
+AS 'MODULE_PATHNAME', 'weighted_jaccard_array'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 10;
+
+COMMENT ON FUNCTION weighted_jaccard(text[], float8[], text[], float8[]) IS
+'exact weighted Jaccard similarity sum(min) / sum(max) of two weighted sets of strings';
+
+CREATE FUNCTION weighted_jaccard(features_a bigint[], weights_a float8[],
+                                 features_b bigint[], weights_b float8[])
+RETURNS float8
+AS 'MODULE_PATHNAME', 'weighted_jaccard_array'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 10;
+
+COMMENT ON FUNCTION weighted_jaccard(bigint[], float8[], bigint[], float8[]) IS
+'exact weighted Jaccard similarity sum(min) / sum(max) of two weighted sets of integers';
+
+CREATE FUNCTION weighted_jaccard(a text, b text, shingle_size int DEFAULT 1,
+                                 unit text DEFAULT 'word',
+                                 strip_html boolean DEFAULT false)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'weighted_jaccard_text'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 100;
+
+COMMENT ON FUNCTION weighted_jaccard(text, text, int, text, boolean) IS
+'exact weighted Jaccard similarity of two documents, each shingle weighing its number of occurrences';
+
 CREATE FUNCTION minhash_settings(sketch minhash, OUT num_perm int, OUT unit text,
                                  OUT shingle_size int, OUT seed int)
 RETURNS record

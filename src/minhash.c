@@ -64,15 +64,23 @@ MinHashSourceName(int source)
 			return "text";
 		case MINHASH_SOURCE_BIGINT:
 			return "bigint";
+		case MINHASH_SOURCE_WEIGHTED_WORD:
+			return "weighted_word";
+		case MINHASH_SOURCE_WEIGHTED_CHAR:
+			return "weighted_char";
+		case MINHASH_SOURCE_WEIGHTED_TEXT:
+			return "weighted_text";
+		case MINHASH_SOURCE_WEIGHTED_BIGINT:
+			return "weighted_bigint";
 	}
 	return NULL;
 }
 
 /* The MinHashSource named by len bytes at name, or 0. */
-static int
+int
 MinHashSourceFromName(const char *name, size_t len)
 {
-	for (int s = MINHASH_SOURCE_WORD; s <= MINHASH_SOURCE_BIGINT; s++)
+	for (int s = MINHASH_SOURCE_FIRST; s <= MINHASH_SOURCE_LAST; s++)
 	{
 		const char *n = MinHashSourceName(s);
 
@@ -394,9 +402,9 @@ CheckHeader(const char *input, int version, int num_perm, int source, int shingl
 	if (!NddNumPermIsValid(num_perm))
 		MINHASH_SYNTAX_ERROR(input, "num_perm must be between %d and %d.",
 							 NDD_NUM_PERM_MIN, NDD_NUM_PERM_MAX);
-	if (source < MINHASH_SOURCE_WORD || source > MINHASH_SOURCE_BIGINT)
-		MINHASH_SYNTAX_ERROR(input, "unit must be word, char, text or bigint.");
-	if (source >= MINHASH_SOURCE_TEXT ? shingle_size != 1 :
+	if (source < MINHASH_SOURCE_FIRST || source > MINHASH_SOURCE_LAST)
+		MINHASH_SYNTAX_ERROR(input, "unit must be word, char, text, bigint, weighted_word, weighted_char, weighted_text or weighted_bigint.");
+	if (MinHashSourceIsArray(source) ? shingle_size != 1 :
 		(shingle_size < NDD_SHINGLE_SIZE_MIN || shingle_size > NDD_SHINGLE_SIZE_MAX))
 		MINHASH_SYNTAX_ERROR(input, "shingle_size must be between %d and %d, and 1 for arrays.",
 							 NDD_SHINGLE_SIZE_MIN, NDD_SHINGLE_SIZE_MAX);

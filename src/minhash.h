@@ -16,8 +16,24 @@ typedef enum MinHashSource
 	MINHASH_SOURCE_WORD = 1,	/* word shingles of a text */
 	MINHASH_SOURCE_CHAR = 2,	/* character shingles of a text */
 	MINHASH_SOURCE_TEXT = 3,	/* elements of a text[] */
-	MINHASH_SOURCE_BIGINT = 4	/* elements of a bigint[] */
+	MINHASH_SOURCE_BIGINT = 4,	/* elements of a bigint[] */
+	/* weighted minhash (weighted_minhash.c): the same, each with a weight */
+	MINHASH_SOURCE_WEIGHTED_WORD = 5,	/* word shingles, weighed by count */
+	MINHASH_SOURCE_WEIGHTED_CHAR = 6,	/* character shingles, by count */
+	MINHASH_SOURCE_WEIGHTED_TEXT = 7,	/* a text[] with a float8[] of weights */
+	MINHASH_SOURCE_WEIGHTED_BIGINT = 8	/* a bigint[] with its weights */
 } MinHashSource;
+
+#define MINHASH_SOURCE_FIRST	MINHASH_SOURCE_WORD
+#define MINHASH_SOURCE_LAST		MINHASH_SOURCE_WEIGHTED_BIGINT
+
+/* Sketches of arrays have no shingles: their shingle_size is 1. */
+static inline bool
+MinHashSourceIsArray(int source)
+{
+	return source == MINHASH_SOURCE_TEXT || source == MINHASH_SOURCE_BIGINT ||
+		source == MINHASH_SOURCE_WEIGHTED_TEXT || source == MINHASH_SOURCE_WEIGHTED_BIGINT;
+}
 
 /* flags */
 #define MINHASH_FLAG_EMPTY		0x01	/* made from no elements at all */
@@ -57,6 +73,7 @@ typedef struct MinHash
 extern MinHash *MinHashFromRaw(const uint32 *raw, int num_perm, MinHashSource source,
 							   int shingle_size, int32 seed);
 extern const char *MinHashSourceName(int source);
+extern int	MinHashSourceFromName(const char *name, size_t len);
 extern char *MinHashSettingsString(int num_perm, int source, int shingle_size, int32 seed);
 extern void MinHashCheckCompatible(const MinHash *a, const MinHash *b);
 extern double MinHashSimilarity(const MinHash *a, const MinHash *b);

@@ -284,20 +284,6 @@ ParseBbitField(const char *input, const char **p, const char *name,
 	return v;
 }
 
-/* The MinHashSource a unit name of len bytes names, or 0. */
-static int
-SourceFromName(const char *name, size_t len)
-{
-	for (int s = MINHASH_SOURCE_WORD; s <= MINHASH_SOURCE_BIGINT; s++)
-	{
-		const char *n = MinHashSourceName(s);
-
-		if (strlen(n) == len && memcmp(n, name, len) == 0)
-			return s;
-	}
-	return 0;
-}
-
 /* Check the header fields that text and binary input share. */
 static void
 CheckBbitHeader(const char *input, int version, int num_perm, int source,
@@ -308,9 +294,9 @@ CheckBbitHeader(const char *input, int version, int num_perm, int source,
 	if (!NddNumPermIsValid(num_perm))
 		MINHASH_BBIT_SYNTAX_ERROR(input, "num_perm must be between %d and %d.",
 								  NDD_NUM_PERM_MIN, NDD_NUM_PERM_MAX);
-	if (source < MINHASH_SOURCE_WORD || source > MINHASH_SOURCE_BIGINT)
-		MINHASH_BBIT_SYNTAX_ERROR(input, "unit must be word, char, text or bigint.");
-	if (source >= MINHASH_SOURCE_TEXT ? shingle_size != 1 :
+	if (source < MINHASH_SOURCE_FIRST || source > MINHASH_SOURCE_LAST)
+		MINHASH_BBIT_SYNTAX_ERROR(input, "unit must be word, char, text, bigint, weighted_word, weighted_char, weighted_text or weighted_bigint.");
+	if (MinHashSourceIsArray(source) ? shingle_size != 1 :
 		(shingle_size < NDD_SHINGLE_SIZE_MIN || shingle_size > NDD_SHINGLE_SIZE_MAX))
 		MINHASH_BBIT_SYNTAX_ERROR(input, "shingle_size must be between %d and %d, and 1 for arrays.",
 								  NDD_SHINGLE_SIZE_MIN, NDD_SHINGLE_SIZE_MAX);
@@ -361,7 +347,7 @@ minhash_bbit_in(PG_FUNCTION_ARGS)
 	num_perm = ParseBbitField(input, &p, "num_perm", false, ',');
 	if (strncmp(p, "unit=", 5) != 0 || (comma = strchr(p, ',')) == NULL)
 		MINHASH_BBIT_SYNTAX_ERROR(input, "Expected \"unit=\" at character %d.", (int) (p - input) + 1);
-	source = SourceFromName(p + 5, comma - p - 5);
+	source = MinHashSourceFromName(p + 5, comma - p - 5);
 	p = comma + 1;
 	shingle_size = ParseBbitField(input, &p, "shingle_size", false, ',');
 	seed = ParseBbitField(input, &p, "seed", true, ',');

@@ -66,6 +66,10 @@ static relopt_enum_elt_def unit_values[] =
 	{"char", MINHASH_SOURCE_CHAR},
 	{"text", MINHASH_SOURCE_TEXT},
 	{"bigint", MINHASH_SOURCE_BIGINT},
+	{"weighted_word", MINHASH_SOURCE_WEIGHTED_WORD},
+	{"weighted_char", MINHASH_SOURCE_WEIGHTED_CHAR},
+	{"weighted_text", MINHASH_SOURCE_WEIGHTED_TEXT},
+	{"weighted_bigint", MINHASH_SOURCE_WEIGHTED_BIGINT},
 	{(const char *) NULL, 0}
 };
 
@@ -121,7 +125,7 @@ gin_minhash_options(PG_FUNCTION_ARGS)
 							offsetof(MinHashGinOptions, num_perm));
 	add_local_enum_reloption(relopts, "unit", "unit of the indexed sketches",
 							 unit_values, MINHASH_SOURCE_WORD,
-							 "Valid values are \"word\", \"char\", \"text\" and \"bigint\".",
+							 "Valid values are \"word\", \"char\", \"text\", \"bigint\", \"weighted_word\", \"weighted_char\", \"weighted_text\" and \"weighted_bigint\".",
 							 offsetof(MinHashGinOptions, unit));
 	add_local_int_reloption(relopts, "shingle_size", "shingle_size of the indexed sketches",
 							NDD_SHINGLE_SIZE_DEFAULT, NDD_SHINGLE_SIZE_MIN, NDD_SHINGLE_SIZE_MAX,
@@ -229,7 +233,7 @@ GinOptions(FunctionCallInfo fcinfo)
 static void
 GinCheckSketch(const MinHashGinOptions *opts, const MinHash *mh)
 {
-	int			shingle_size = opts->unit >= MINHASH_SOURCE_TEXT ? 1 : opts->shingle_size;
+	int			shingle_size = MinHashSourceIsArray(opts->unit) ? 1 : opts->shingle_size;
 
 	if (mh->num_perm != opts->num_perm || mh->source != opts->unit ||
 		mh->shingle_size != shingle_size || mh->seed != opts->seed)

@@ -572,7 +572,7 @@ ReadSettings(Pairs *p)
 	if (p->verify_name && strcmp(p->unit, "word") != 0 && strcmp(p->unit, "char") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cannot verify sketches made from arrays against a text column"),
+				 errmsg("only sketches of a text's plain shingles can be verified against a text column"),
 				 errdetail("Column \"%s\" of relation \"%s\" holds sketches with unit=%s.",
 						   p->sketch_name, p->rel_name, p->unit)));
 	return true;

@@ -1563,7 +1563,7 @@ RowCheckArgs(TriggerData *td, const NearDuplicateRule *rule, HeapTuple newtuple,
 		if (mh->source != MINHASH_SOURCE_WORD && mh->source != MINHASH_SOURCE_CHAR)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot verify sketches made from arrays against a text column"),
+					 errmsg("only sketches of a text's plain shingles can be verified against a text column"),
 					 errdetail("Trigger \"%s\" names column \"%s\" to verify with, but the sketch has unit=%s.",
 							   td->tg_trigger->tgname, td->tg_trigger->tgargs[3],
 							   MinHashSourceName(mh->source))));

@@ -48,7 +48,9 @@
 #     internal triggers of ndd_maintain_clusters (ndd_maintain_clusters_trigger,
 #     ndd_cluster_step, ndd_claim_cluster_lock).  The catalogs say which
 #     function is which, so a new function is caught;
-#   - every function, exempt or not, is named in docs/reference.md;
+#   - every function, exempt or not, is named in docs/reference.md, and every
+#     one called by name with its signature as \df shows it (argument names
+#     and defaults, from pg_get_function_arguments);
 #   - every setting ndd.* appears in a block of docs/*.md that runs.
 #
 # The expected outputs must read the same on PostgreSQL 15, 17 and 18: show
@@ -365,6 +367,14 @@ my @no_example = grep { $docs_run !~ /\b\Q$_\E\b/ } sort keys %callable;
 ok(!@no_example, 'every function of ndd (' . scalar(keys %callable) . ' names) has an example in docs/ that runs')
   or diag('no example: ' . join(', ', @no_example));
 my @no_reference = grep { $reference !~ /\b\Q$_\E\b/ } sort keys %all;
+# the reference gives each function called by name with its signature as \df shows it
+my @signatures = split /\n/, $node->safe_psql('manual_catalog', q{
+	SELECT DISTINCT p.proname || '(' || pg_get_function_arguments(p.oid) || ')' FROM pg_proc p
+	JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+	JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'ndd' ORDER BY 1});
+my @no_signature = grep { my ($n) = /^(\w+)\(/; $callable{$n} && index($reference, "`$_`") < 0 } @signatures;
+ok(!@no_signature, 'docs/reference.md gives the signature of every function called by name, as \\df shows it')
+  or diag("signatures not in docs/reference.md:\n" . join("\n", @no_signature));
 ok(!@no_reference, 'every function of ndd (' . scalar(keys %all) . ' names) is named in docs/reference.md')
   or diag('not in docs/reference.md: ' . join(', ', @no_reference));
 my @settings = split / /, $settings;

@@ -586,3 +586,5 @@ module.exports = {
   pairs,
   clusters,
 };
+// require('ndd-pg').default, as the ESM default export and index.d.ts have it
+Object.defineProperty(module.exports, 'default', { value: module.exports });

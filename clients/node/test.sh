@@ -35,7 +35,11 @@ fi
 echo "node $(node --version), pg $(node -p "require('pg/package.json').version" 2>/dev/null || echo '?'), server ${PGHOST:-localhost}:${PGPORT:-5432}"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-node --test --test-concurrency=1 --test-reporter=tap test/*.test.js >"$log" 2>&1
+# a hung connection must not hang the caller: 10 minutes at most (the suite
+# takes seconds)
+limit=
+command -v timeout >/dev/null 2>&1 && limit="timeout ${NDD_NODE_TEST_TIMEOUT:-600}"
+$limit node --test --test-concurrency=1 --test-reporter=tap test/*.test.js >"$log" 2>&1
 status=$?
 cat "$log"
 

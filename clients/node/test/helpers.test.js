@@ -9,6 +9,9 @@ const { registerTypes, lookup, topK, pairs, clusters, escapeIdentifier, MinHash 
 const { connect, disconnect, documents, loadDocuments } = require('./support');
 
 let client;
+// the tests quote names with pg's own escapeIdentifier, so that the one ndd-pg
+// exports is checked, not used
+const q = (name) => pg.escapeIdentifier(name);
 const docs = documents({ seed: 11, families: 15, variants: 3 });
 const HOSTILE_SCHEMA = 's"; DROP TABLE y; --';
 const HOSTILE_TABLE = 'x"; DROP TABLE y; --';
@@ -27,16 +30,19 @@ before(async () => {
   await client.query(`INSERT INTO docs VALUES (1003, 'no sketch here', NULL, NULL, NULL)`);
   // the same rows under hostile names, and the table an injection would drop
   await client.query('CREATE TABLE y (v int)');
-  await client.query(`CREATE SCHEMA ${escapeIdentifier(HOSTILE_SCHEMA)}`);
-  for (const name of [escapeIdentifier(HOSTILE_TABLE), `${escapeIdentifier(HOSTILE_SCHEMA)}.${escapeIdentifier(HOSTILE_TABLE)}`, '"a.b"']) {
-    await client.query(`CREATE TABLE ${name} AS SELECT id AS ${escapeIdentifier(HOSTILE_ID)}, body,
-      mh AS ${escapeIdentifier(HOSTILE_SKETCH)}, mb, fp AS ${escapeIdentifier(HOSTILE_FP)} FROM docs`);
+  await client.query(`CREATE SCHEMA ${q(HOSTILE_SCHEMA)}`);
+  for (const name of [q(HOSTILE_TABLE), `${q(HOSTILE_SCHEMA)}.${q(HOSTILE_TABLE)}`, '"a.b"']) {
+    await client.query(`CREATE TABLE ${name} AS SELECT id AS ${q(HOSTILE_ID)}, body,
+      mh AS ${q(HOSTILE_SKETCH)}, mb, fp AS ${q(HOSTILE_FP)} FROM docs`);
   }
 });
 
 after(async () => {
-  if (client) await client.query(`DROP SCHEMA IF EXISTS ${escapeIdentifier(HOSTILE_SCHEMA)} CASCADE`);
-  await disconnect(client);
+  try {
+    if (client) await client.query(`DROP SCHEMA IF EXISTS ${q(HOSTILE_SCHEMA)} CASCADE`);
+  } finally {
+    await disconnect(client);
+  }
 });
 
 async function rows(sql, params) {

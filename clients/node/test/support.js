@@ -40,6 +40,16 @@ function documents({ seed = 1, families = 12, variants = 3, length = 40 } = {}) 
 async function connect(label) {
   const client = new pg.Client();
   await client.connect();
+  try {
+    await setUp(client, label);
+  } catch (err) {
+    await client.end();
+    throw err;
+  }
+  return client;
+}
+
+async function setUp(client, label) {
   await client.query('SET client_min_messages = warning');
   await client.query('CREATE EXTENSION IF NOT EXISTS ndd');
   const { rows } = await client.query(
@@ -50,13 +60,12 @@ async function connect(label) {
   await client.query(`SELECT pg_catalog.set_config('search_path', $1, false)`,
     [`${client.escapeIdentifier(schema)}, ${client.escapeIdentifier(rows[0].nspname)}`]);
   client.testSchema = schema;
-  return client;
 }
 
 async function disconnect(client) {
   if (!client) return;
   try {
-    await client.query(`DROP SCHEMA IF EXISTS ${client.testSchema} CASCADE`);
+    if (client.testSchema) await client.query(`DROP SCHEMA IF EXISTS ${client.testSchema} CASCADE`);
   } finally {
     await client.end();
   }

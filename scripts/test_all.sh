@@ -3,8 +3,9 @@
 # Debian 12 machine, 17 in a Debian 13 (trixie) chroot and 18 in a Debian sid
 # chroot, each through scripts/test.sh with NDD_PG set; then the dump of a
 # 15 database restored into 17 and 18 (test/majors/dump_restore.sh), the
-# Debian package of each major (scripts/package_all.sh), and the fuzzing
-# harnesses for a fixed number of executions (scripts/fuzz.sh).  Prints one
+# Debian package of each major (scripts/package_all.sh), the Python and Node
+# clients' suites (scripts/clients.sh), and the fuzzing harnesses for a
+# fixed number of executions (scripts/fuzz.sh).  Prints one
 # "NAME: N passed, N failed" line per stage and ends with the total,
 # "N passed, N failed".
 #
@@ -76,6 +77,15 @@ if [ -n "$pkg_ok" ]; then
 	echo "${pkg_ok% *} passed, $((${pkg_ok#* } - ${pkg_ok% *})) failed" >"$log"
 fi
 add_tally "packages" "$log"
+
+# The client packages (clients/python, clients/node), each against a
+# PostgreSQL 15 cluster with ndd installed; a client whose language runtime
+# is missing says so and counts nothing.
+if [[ " $majors " == *" 15 "* ]]; then
+	say "the Python and Node clients"
+	bash "$NDD_TOP/scripts/clients.sh" 2>&1 | tee "$log"
+	add_tally "clients" "$log"
+fi
 
 # The fuzzing harnesses (test/fuzz) still build against the real sources and
 # run clean: a fixed number of executions from a fixed seed, so the run does

@@ -8,6 +8,7 @@ OBJS = \
 	src/minhash_agg.o \
 	src/minhash_bbit.o \
 	src/weighted_minhash.o \
+	src/containment.o \
 	src/supershingle.o \
 	src/lsh.o \
 	src/key_filter.o \

@@ -413,6 +413,109 @@ COMMENT ON OPERATOR CLASS minhash_ops USING gin IS
 'LSH band keys of minhash sketches; exact for thresholds the banding can serve';
 
 --------------------------------------------------------------------------
+-- Containment: how much of a passage a document holds (src/containment.c)
+--------------------------------------------------------------------------
+CREATE FUNCTION containment(passage text, doc text, shingle_size int DEFAULT 5,
+                            unit text DEFAULT 'word',
+                            strip_html boolean DEFAULT false)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'containment_text'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 100;
+
+COMMENT ON FUNCTION containment(text, text, int, text, boolean) IS
+'exact containment of a passage in a document: the share of the passage''s shingles the document holds';
+
+CREATE TYPE containment_query AS (passage text, threshold float8, shingle_size int,
+                                  unit text, strip_html boolean);
+
+COMMENT ON TYPE containment_query IS
+'a passage, a containment threshold and a shingling: the right side of text @> containment_query';
+
+CREATE FUNCTION containment_query(passage text, threshold float8 DEFAULT 0.8,
+                                  shingle_size int DEFAULT 5,
+                                  unit text DEFAULT 'word',
+                                  strip_html boolean DEFAULT false)
+RETURNS containment_query
+AS 'MODULE_PATHNAME', 'containment_query_make'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION containment_query(text, float8, int, text, boolean) IS
+'a containment query: doc @> containment_query(passage, t) holds when doc contains at least t of the passage''s shingles';
+
+CREATE FUNCTION containment_contains_op(text, containment_query)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'containment_contains_op'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 100;
+
+COMMENT ON FUNCTION containment_contains_op(text, containment_query) IS
+'internal: implementation of text @> containment_query';
+
+CREATE OPERATOR @> (
+    LEFTARG = text,
+    RIGHTARG = containment_query,
+    PROCEDURE = containment_contains_op,
+    RESTRICT = matchingsel,
+    JOIN = matchingjoinsel
+);
+
+COMMENT ON OPERATOR @>(text, containment_query) IS
+'contains the passage: containment at least the threshold of the query';
+
+CREATE FUNCTION gin_extract_value_containment(text, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gin_extract_value_containment'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gin_extract_value_containment(text, internal) IS
+'internal: GIN support of containment_ops (a document''s shingle keys)';
+
+CREATE FUNCTION gin_extract_query_containment(containment_query, internal, int2, internal, internal, internal, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gin_extract_query_containment'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gin_extract_query_containment(containment_query, internal, int2, internal, internal, internal, internal) IS
+'internal: GIN support of containment_ops (a passage''s keys and the count a row must match)';
+
+CREATE FUNCTION gin_containment_consistent(internal, int2, containment_query, int4, internal, internal, internal, internal)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'gin_containment_consistent'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gin_containment_consistent(internal, int2, containment_query, int4, internal, internal, internal, internal) IS
+'internal: GIN support of containment_ops';
+
+CREATE FUNCTION gin_containment_triconsistent(internal, int2, containment_query, int4, internal, internal, internal)
+RETURNS "char"
+AS 'MODULE_PATHNAME', 'gin_containment_triconsistent'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gin_containment_triconsistent(internal, int2, containment_query, int4, internal, internal, internal) IS
+'internal: GIN support of containment_ops';
+
+CREATE FUNCTION gin_containment_options(internal)
+RETURNS void
+AS 'MODULE_PATHNAME', 'gin_containment_options'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gin_containment_options(internal) IS
+'internal: options of containment_ops (shingle_size, unit, strip_html)';
+
+CREATE OPERATOR CLASS containment_ops
+FOR TYPE text USING gin AS
+    OPERATOR 1 @> (text, containment_query),
+    FUNCTION 1 btint4cmp(int4, int4),
+    FUNCTION 2 gin_extract_value_containment(text, internal),
+    FUNCTION 3 gin_extract_query_containment(containment_query, internal, int2, internal, internal, internal, internal),
+    FUNCTION 4 gin_containment_consistent(internal, int2, containment_query, int4, internal, internal, internal, internal),
+    FUNCTION 6 gin_containment_triconsistent(internal, int2, containment_query, int4, internal, internal, internal),
+    FUNCTION 7 gin_containment_options(internal),
+    STORAGE int4;
+
+COMMENT ON OPERATOR CLASS containment_ops USING gin IS
+'shingles of documents: finds the rows that contain a share of a passage, exactly (text @> containment_query)';
+
+--------------------------------------------------------------------------
 -- The simhash type
 --------------------------------------------------------------------------
 

@@ -1474,6 +1474,22 @@ ndd_fingerprint(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64((int64) XXH3_64bits_digest(&state));
 }
 
+/*
+ * The distinct shingle hashes of a text, sorted as unsigned (palloc'd; *n
+ * of them): the set jaccard() and containment() compare.
+ */
+uint64 *
+ShingleSet(const char *text, size_t len, const ShingleConfig *cfg, size_t *n)
+{
+	HashSet		set;
+
+	HashSetInit(&set, len);
+	ShingleHashes(text, len, cfg, HashSetAddBatch, &set);
+	HashSetCompact(&set);
+	*n = set.count;
+	return set.items;
+}
+
 /* jaccard(a text, b text, shingle_size, unit, strip_html): exact resemblance */
 PG_FUNCTION_INFO_V1(jaccard_text);
 Datum

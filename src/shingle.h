@@ -44,6 +44,8 @@ extern void ShingleConfigInit(ShingleConfig *cfg, const char *unit_name,
 extern int64 ShingleHashes(const char *text, size_t len,
 						   const ShingleConfig *cfg,
 						   ShingleHashSink sink, void *arg);
+extern uint64 *ShingleSet(const char *text, size_t len,
+						  const ShingleConfig *cfg, size_t *n);
 extern void ElementHashes(ArrayType *arr, const char *argname, uint64 seed,
 						  ShingleHashSink sink, void *arg);
 extern int64 ShingleTexts(const char *text, size_t len,

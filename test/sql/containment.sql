@@ -1,0 +1,120 @@
+-- Containment: containment() is |Q ∩ D| / |Q| exactly; text @>
+-- containment_query holds when it reaches the query's threshold; a
+-- containment_ops index returns exactly the rows a sequential scan returns,
+-- at every threshold, before and after inserts, updates and deletes.
+SET extra_float_digits = 0;
+\set SHOW_CONTEXT never
+
+-------------------------------------------------------------------------
+-- (a) Exact containment, NULL and empty inputs
+-------------------------------------------------------------------------
+-- the passage's 3 shingles of 3 words are all in the longer text
+SELECT containment('to be or not to', 'whether to be or not to be', shingle_size => 3);
+-- 2 of its 4: "a b c", "b c d" held; "c d x", "d x y" not
+SELECT containment('a b c d x y', 'a b c d e f', shingle_size => 3);
+-- containment is one-sided: the other way round, 2 of 4 again, but of the other set
+SELECT containment('a b c d e f', 'a b c d x y z w', shingle_size => 3);
+SELECT containment('abcd', 'xxabcdxx', shingle_size => 3, unit => 'char');
+SELECT containment('<b>to be</b> or not', 'to be or not to be', shingle_size => 2, strip_html => true);
+-- a passage without shingles is contained in nothing: 0
+SELECT containment('', 'anything at all'), containment('a b', '');
+SELECT containment(NULL, 'x') IS NULL AS null_in_null_out;
+SELECT containment('a b', 'a b', unit => 'sentence');
+\echo :SQLSTATE
+SELECT containment('a b', 'a b', shingle_size => 0);
+\echo :SQLSTATE
+
+-------------------------------------------------------------------------
+-- (b) The query and the operator
+-------------------------------------------------------------------------
+SELECT containment_query('to be or not', 0.7);
+SELECT * FROM containment_query('to be or not', 0.7, shingle_size => 2, unit => 'char', strip_html => true);
+SELECT containment_query('x', 0);
+\echo :SQLSTATE
+SELECT containment_query('x', 1.5);
+\echo :SQLSTATE
+SELECT containment_query('x', 'NaN');
+\echo :SQLSTATE
+SELECT containment_query('x', 0.5, unit => 'line');
+\echo :SQLSTATE
+SELECT containment_query(NULL, 0.5) IS NULL AS null_query;
+SELECT 'whether to be or not to be' @> containment_query('to be or not to', 1, shingle_size => 3) AS whole,
+       'a b c d e f' @> containment_query('a b c d x y', 0.5, shingle_size => 3) AS half_at_half,
+       'a b c d e f' @> containment_query('a b c d x y', 0.51, shingle_size => 3) AS half_at_more;
+-- a composite written by hand is checked as the maker checks it
+SELECT 'a b' @> ROW('a b', 2, 5, 'word', false)::containment_query;
+\echo :SQLSTATE
+SELECT 'a b' @> ROW('a b', 0.5, NULL, 'word', false)::containment_query IS NULL AS null_field;
+
+-------------------------------------------------------------------------
+-- (c) The index returns exactly what a sequential scan returns
+--     800 documents of 150 to 900 words from a 3,000-word vocabulary;
+--     every tenth holds a planted passage of 20 to 80 words, whole or
+--     in part; 80 queries, 3 thresholds.
+-------------------------------------------------------------------------
+CREATE FUNCTION c_words(seed bigint, n int) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+    SELECT string_agg('w' || (abs(hashint8extended(seed * 100000 + i, 11)) % 3000), ' ' ORDER BY i)
+    FROM generate_series(1, n) i $$;
+-- passage p: 20 + p % 61 words; its copy in a document keeps the first
+-- 100%, 95%, 80%, 60% or 40% of its words (by p % 5) and replaces the rest
+CREATE FUNCTION c_passage(p int) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+    SELECT c_words(1000000 + p, 20 + p % 61) $$;
+CREATE FUNCTION c_copy(p int) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+    SELECT string_agg(CASE WHEN i <= ceil((20 + p % 61) * (ARRAY[1, 0.95, 0.8, 0.6, 0.4])[1 + p % 5])
+                           THEN w ELSE 'edited' || i END, ' ' ORDER BY i)
+    FROM unnest(string_to_array(c_passage(p), ' ')) WITH ORDINALITY u(w, i) $$;
+CREATE TABLE cdocs (id bigint PRIMARY KEY, body text);
+INSERT INTO cdocs
+SELECT d, CASE WHEN d % 10 = 0
+               THEN c_words(d, 75 + d % 375) || ' ' || c_copy((d / 10) % 80) || ' ' || c_words(-d, 75 + d % 375)
+               ELSE c_words(d, 150 + d % 750) END
+FROM generate_series(1, 800) d;
+CREATE INDEX cdocs_body ON cdocs USING gin (body containment_ops);
+ANALYZE cdocs;
+CREATE TABLE cqueries AS
+SELECT p, c_passage(p) AS passage, t
+FROM generate_series(0, 79) p, (VALUES (0.5::float8), (0.7), (0.9)) v(t);
+CREATE FUNCTION c_compare(label text) RETURNS TABLE (index_state text, matches bigint, equal boolean)
+LANGUAGE plpgsql AS $$
+BEGIN
+    SET LOCAL enable_seqscan = off;
+    CREATE TEMP TABLE c_by_index AS
+    SELECT q.p, q.t, d.id FROM cqueries q
+    JOIN LATERAL (SELECT d.id FROM cdocs d WHERE d.body @> containment_query(q.passage, q.t)) d ON true;
+    SET LOCAL enable_seqscan = on; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_indexscan = off;
+    -- each passage against each document once, then the three thresholds
+    CREATE TEMP TABLE c_by_scan AS
+    SELECT s.p, q.t, s.id
+    FROM (SELECT q.p, d.id, containment(q.passage, d.body) AS c
+          FROM (SELECT DISTINCT p, passage FROM cqueries) q, cdocs d) s
+    JOIN cqueries q ON q.p = s.p AND s.c >= q.t;
+    RETURN QUERY SELECT c_compare.label, (SELECT count(*) FROM c_by_scan),
+        NOT EXISTS (SELECT * FROM c_by_index EXCEPT SELECT * FROM c_by_scan)
+        AND NOT EXISTS (SELECT * FROM c_by_scan EXCEPT SELECT * FROM c_by_index);
+    DROP TABLE c_by_index, c_by_scan;
+END $$;
+-- the plan is a bitmap scan of the index
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM cdocs WHERE body @> containment_query('w1 w2 w3 w4 w5 w6', 0.7);
+RESET enable_seqscan;
+SELECT * FROM c_compare('fresh index');
+-- matches at each threshold: whole copies at all three, partial ones at fewer
+SELECT t, count(*) AS pairs FROM cqueries q JOIN cdocs d ON d.body @> containment_query(q.passage, q.t)
+GROUP BY t ORDER BY t;
+DROP INDEX cdocs_body;
+CREATE INDEX cdocs_body16 ON cdocs USING gin (body containment_ops(key_bits = 16));
+SELECT * FROM c_compare('16-bit keys');
+DROP INDEX cdocs_body16;
+CREATE INDEX cdocs_body ON cdocs USING gin (body containment_ops) WITH (fastupdate = off);
+-- inserts, updates and deletes, seen by the next query
+UPDATE cdocs SET body = c_words(id, 100) WHERE id % 30 = 0;
+DELETE FROM cdocs WHERE id % 50 = 0;
+INSERT INTO cdocs SELECT 5000 + p, c_words(p, 40) || ' ' || c_passage(p) FROM generate_series(0, 79, 7) p;
+SELECT * FROM c_compare('after changes');
+-- a query shingled otherwise than the index is refused, not answered empty
+SET enable_seqscan = off;
+SELECT count(*) FROM cdocs WHERE body @> containment_query('w1 w2 w3 w4', 0.5, shingle_size => 3);
+\echo :SQLSTATE
+-- a passage without shingles matches nothing, through the index too
+SELECT count(*) FROM cdocs WHERE body @> containment_query('', 0.5);
+RESET enable_seqscan;

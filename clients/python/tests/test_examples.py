@@ -18,6 +18,7 @@ EXAMPLES = os.path.join(PACKAGE_ROOT, 'examples')
 
 def run(args, cwd, check=True):
     env = dict(os.environ, PYTHONPATH=PACKAGE_ROOT)
+    env.pop('DJANGO_SETTINGS_MODULE', None)     # test_django's; the example names its own
     result = subprocess.run([sys.executable] + args, cwd=cwd, env=env, capture_output=True, text=True,
                             timeout=120)
     if check and result.returncode != 0:

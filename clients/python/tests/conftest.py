@@ -29,10 +29,18 @@ def sketch_sql(settings, column='d'):
 
 @pytest.fixture(scope='session')
 def ndd_database():
-    """Creates ndd where the tests run; once per session."""
-    psycopg = pytest.importorskip('psycopg')
-    with psycopg.connect(autocommit=True) as conn:
-        conn.execute('CREATE EXTENSION IF NOT EXISTS ndd')
+    """Creates ndd where the tests run; once per session, with either driver."""
+    try:
+        import psycopg
+        with psycopg.connect(autocommit=True) as conn:
+            conn.execute('CREATE EXTENSION IF NOT EXISTS ndd')
+    except ImportError:
+        psycopg2 = pytest.importorskip('psycopg2')
+        conn = psycopg2.connect('')
+        conn.autocommit = True
+        with conn.cursor() as cur:
+            cur.execute('CREATE EXTENSION IF NOT EXISTS ndd')
+        conn.close()
     return True
 
 

@@ -1,13 +1,13 @@
 """psycopg 3: values round-trip with the server byte for byte, in text and
 binary, and Python's scores equal the server's."""
 
+import random
+
 import pytest
 
 from ndd import MinHash, MinHashBbit, NearDuplicateError, SimHash
 
 from conftest import SKETCH_SETTINGS, sketch_sql
-import random
-
 from corpus import document, documents, pairs
 
 psycopg = pytest.importorskip('psycopg')

@@ -9,7 +9,7 @@ computed here equals the score the server returns for the same pair.
 import re
 import struct
 
-__all__ = ['MinHash', 'MinHashBbit', 'SimHash', 'UNITS']
+__all__ = ['MinHash', 'MinHashBbit', 'SimHash', 'UNITS', 'as_value']
 
 # The units a sketch records, numbered as the server stores them.
 UNITS = ('word', 'char', 'text', 'bigint')
@@ -470,3 +470,15 @@ class SimHash(int):
 
     def __repr__(self):
         return 'SimHash(0x%016x)' % self
+
+
+def as_value(value_class, value):
+    """value as an instance of value_class: itself, parsed from its text
+    form, or (for SimHash) an int; None stays None."""
+    if value is None or isinstance(value, value_class):
+        return value
+    if isinstance(value, (str, bytes)):
+        return value_class.from_text(value)
+    if value_class is SimHash and isinstance(value, int) and not isinstance(value, bool):
+        return SimHash(value)
+    raise TypeError('expected ndd.%s or its text form, not %s' % (value_class.__name__, type(value).__name__))

@@ -108,3 +108,13 @@ def test_opclass_text():
     assert simhash_ops(max_distance=2, keys='blocks') == "simhash_ops(max_distance = 2, keys = 'blocks')"
     with pytest.raises(ValueError):
         simhash_ops(keys="pairs') --")
+
+
+def test_as_value():
+    from ndd.sketches import as_value
+    text = 'v1,num_perm=16,unit=word,shingle_size=5,seed=0:empty'
+    assert as_value(MinHash, text) == MinHash.from_text(text)
+    assert as_value(SimHash, 5) == 5 and type(as_value(SimHash, 5)) is SimHash
+    assert as_value(MinHash, None) is None
+    with pytest.raises(TypeError):
+        as_value(MinHash, [1, 2, 3])

@@ -2,7 +2,7 @@
 
 from django.db.models import Field, Lookup
 
-from ..sketches import MinHash, MinHashBbit, SimHash
+from ..sketches import MinHash, MinHashBbit, SimHash, as_value
 
 __all__ = ['MinHashField', 'MinHashBbitField', 'SimHashField']
 
@@ -18,11 +18,7 @@ class _SketchField(Field):
         return self.sql_type
 
     def _to_value(self, value):
-        if value is None or isinstance(value, self.value_class):
-            return value
-        if isinstance(value, (str, bytes)):
-            return self.value_class.from_text(value)
-        return self.value_class(value)
+        return as_value(self.value_class, value)
 
     def from_db_value(self, value, expression, connection):
         # a str, or already a value when ndd.psycopg2's adapters are registered

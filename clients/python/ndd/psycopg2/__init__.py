@@ -36,7 +36,7 @@ class _SketchAdapter:
         literal = QuotedString(self._value.to_text())
         if getattr(self, '_conn', None) is not None:
             literal.prepare(self._conn)
-        return literal.getquoted() + b'::' + _type_names[type(self._value)].encode('ascii')
+        return literal.getquoted() + b'::' + _type_names[type(self._value)].encode('utf-8')
 
 
 def _caster(value_class):

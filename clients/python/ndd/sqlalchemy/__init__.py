@@ -41,11 +41,8 @@ class _NddType(UserDefinedType):
         return self.sql_name
 
     def _to_text(self, value):
-        if value is None:
-            return None
-        if not isinstance(value, self.value_class):
-            value = self.value_class.from_text(value) if isinstance(value, str) else self.value_class(value)
-        return value.to_text()
+        value = sketches.as_value(self.value_class, value)
+        return None if value is None else value.to_text()
 
     def bind_processor(self, dialect):
         return self._to_text
@@ -58,9 +55,8 @@ class _NddType(UserDefinedType):
         value_class = self.value_class
 
         def process(value):
-            if value is None or isinstance(value, value_class):
-                return value        # already loaded by a registered adapter
-            return value_class.from_text(value)
+            # text, or already a value when ndd.psycopg2's adapters are registered
+            return sketches.as_value(value_class, value)
         return process
 
     def literal_processor(self, dialect):

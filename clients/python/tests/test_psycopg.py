@@ -201,3 +201,26 @@ def test_simhash_guard_reports_the_distance(conn):
             conn.execute('INSERT INTO tweets VALUES (2, %s)', [SimHash(0xffff0000ffff0003)])
     assert (raised.value.existing_id, raised.value.distance, raised.value.max_distance) == (1, 2, 3)
     assert isinstance(raised.value.__cause__, psycopg.errors.UniqueViolation)
+
+
+def test_async_registration(ndd_database):
+    import asyncio
+    from ndd.psycopg import register_ndd_async
+
+    async def sketch_and_back():
+        async with await psycopg.AsyncConnection.connect() as aconn:
+            await register_ndd_async(aconn)
+            cur = await aconn.execute("SELECT minhash_sketch('a b c d', shingle_size => 1)")
+            (value,) = await cur.fetchone()
+            cur = await aconn.execute('SELECT %b::text', [value])
+            return value, (await cur.fetchone())[0]
+
+    value, text = asyncio.run(sketch_and_back())
+    assert isinstance(value, MinHash) and value.to_text() == text
+
+
+def test_registration_without_ndd_types_is_a_clear_error(conn):
+    from ndd.psycopg import register_ndd
+    conn.execute('SET search_path = pg_catalog')
+    with pytest.raises(psycopg.ProgrammingError, match='ndd types not found.*minhash'):
+        register_ndd(conn)

@@ -103,3 +103,10 @@ def test_guard_error(conn2):
         cur.execute('INSERT INTO t VALUES (8, %s)', (SimHash(0x0123456789abcdee),))
     error = NearDuplicateError.from_exception(raised.value)
     assert (error.existing_id, error.distance, error.max_distance, error.table) == (7, 1, 2, 't')
+
+
+def test_registration_without_ndd_types_is_a_clear_error(conn2):
+    from ndd.psycopg2 import register_ndd
+    conn2.cursor().execute('SET search_path = pg_catalog')
+    with pytest.raises(psycopg2.ProgrammingError, match='ndd types not found.*minhash'):
+        register_ndd(conn2)

@@ -515,6 +515,26 @@ FOR TYPE text USING gin AS
 COMMENT ON OPERATOR CLASS containment_ops USING gin IS
 'shingles of documents: finds the rows that contain a share of a passage, exactly (text @> containment_query)';
 
+CREATE FUNCTION contamination_pairs(items regclass, item_column name, item_id_column name,
+                                    docs regclass, doc_column name, doc_id_column name,
+                                    threshold float8 DEFAULT 0.8,
+                                    shingle_size int DEFAULT 5,
+                                    unit text DEFAULT 'word',
+                                    strip_html boolean DEFAULT false,
+                                    progress boolean DEFAULT false)
+RETURNS TABLE (item_id bigint, doc_id bigint, containment float8)
+AS 'MODULE_PATHNAME', 'contamination_pairs'
+-- volatile for its progress notices, though it only reads
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED
+-- only ndd's and PostgreSQL's objects, whatever the caller's search_path
+SET search_path = pg_catalog, pg_temp
+-- each item through the documents' index, even where the planner would
+-- rather scan a small table: the work must not grow with items x documents
+SET enable_seqscan = off;
+
+COMMENT ON FUNCTION contamination_pairs(regclass, name, name, regclass, name, name, float8, int, text, boolean, boolean) IS
+'every (item, document) pair whose document contains at least threshold of the item''s shingles, through a containment_ops index';
+
 --------------------------------------------------------------------------
 -- The simhash type
 --------------------------------------------------------------------------

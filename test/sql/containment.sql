@@ -118,3 +118,37 @@ SELECT count(*) FROM cdocs WHERE body @> containment_query('w1 w2 w3 w4', 0.5, s
 -- a passage without shingles matches nothing, through the index too
 SELECT count(*) FROM cdocs WHERE body @> containment_query('', 0.5);
 RESET enable_seqscan;
+
+-------------------------------------------------------------------------
+-- (d) contamination_pairs: every (item, document) pair at the threshold,
+--     the same as the pairs by hand, in one call, with progress
+-------------------------------------------------------------------------
+CREATE TABLE citems (item bigint PRIMARY KEY, question text);
+INSERT INTO citems SELECT p, c_passage(p) FROM generate_series(0, 79) p;
+INSERT INTO citems VALUES (1000, NULL), (1001, ''), (1002, 'w1 w2 w3 w4 w5 w6 w7');
+CREATE TABLE c_found AS
+SELECT * FROM contamination_pairs('citems', 'question', 'item', 'cdocs', 'body', 'id', threshold => 0.7);
+CREATE TABLE c_by_hand AS
+SELECT i.item AS item_id, d.id AS doc_id, containment(i.question, d.body) AS containment
+FROM citems i, cdocs d WHERE containment(i.question, d.body) >= 0.7;
+SELECT (SELECT count(*) FROM c_by_hand) AS pairs,
+       NOT EXISTS (SELECT * FROM c_found EXCEPT SELECT * FROM c_by_hand)
+   AND NOT EXISTS (SELECT * FROM c_by_hand EXCEPT SELECT * FROM c_found) AS same_pairs_and_scores;
+\set VERBOSITY terse
+SELECT count(*) FROM contamination_pairs('citems', 'question', 'item', 'cdocs', 'body', 'id', progress => true);
+\set VERBOSITY default
+-- NULL arguments: no pairs
+SELECT count(*) FROM contamination_pairs('citems', 'question', 'item', 'cdocs', 'body', 'id', threshold => NULL);
+-- errors
+SELECT * FROM contamination_pairs('citems', 'question', 'item', 'cdocs', 'body', 'id', threshold => 0);
+\echo :SQLSTATE
+SELECT * FROM contamination_pairs('citems', 'nope', 'item', 'cdocs', 'body', 'id');
+\echo :SQLSTATE
+SELECT * FROM contamination_pairs('citems', 'item', 'item', 'cdocs', 'body', 'id');
+\echo :SQLSTATE
+SELECT * FROM contamination_pairs('citems', 'question', 'question', 'cdocs', 'body', 'id');
+\echo :SQLSTATE
+SELECT * FROM contamination_pairs('citems', 'question', 'item', 'cqueries', 'passage', 'p');
+\echo :SQLSTATE
+SELECT * FROM contamination_pairs('citems', 'question', 'item', 'cdocs', 'body', 'id', shingle_size => 3);
+\echo :SQLSTATE

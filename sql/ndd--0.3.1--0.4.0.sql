@@ -209,3 +209,11 @@ SET enable_seqscan = off;
 
 COMMENT ON FUNCTION contamination_pairs(regclass, name, name, regclass, name, name, float8, int, text, boolean, boolean) IS
 'every (item, document) pair whose document contains at least threshold of the item''s shingles, through a containment_ops index';
+
+CREATE FUNCTION containment(query minhash, doc minhash)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'minhash_containment'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION containment(minhash, minhash) IS
+'estimated containment of the query''s set in the document''s, from their sketches: coarse when the document is much larger (see the manual)';

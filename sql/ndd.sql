@@ -425,6 +425,14 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 100;
 COMMENT ON FUNCTION containment(text, text, int, text, boolean) IS
 'exact containment of a passage in a document: the share of the passage''s shingles the document holds';
 
+CREATE FUNCTION containment(query minhash, doc minhash)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'minhash_containment'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION containment(minhash, minhash) IS
+'estimated containment of the query''s set in the document''s, from their sketches: coarse when the document is much larger (see the manual)';
+
 CREATE TYPE containment_query AS (passage text, threshold float8, shingle_size int,
                                   unit text, strip_html boolean);
 

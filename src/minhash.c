@@ -588,6 +588,74 @@ minhash_similarity(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(MinHashSimilarity(a, b));
 }
 
+/* ---------------------------------------------------------------------
+ * Containment from two sketches
+ *
+ * C(Q, D) = |Q ∩ D| / |Q| = J (|Q| + |D|) / ((1 + J) |Q|): the resemblance
+ * and both sizes.  A sketch carries its set's size: each real position of a
+ * plain sketch holds the least of the bin's 32-bit values, uniform in
+ * [0, 1) once scaled, so with n elements in K bins each position is an
+ * exponential of rate n / K cut off at 1 (an empty bin, filled by
+ * densification, counts as the cut-off); a weighted sketch's positions are
+ * the lowest ranks, exponentials of rate T W / K (weighted_minhash.c).  The
+ * rate is estimated as (positions seen - 1) / (sum of what they hold).
+ * ---------------------------------------------------------------------
+ */
+
+/* The estimated size of a sketch's set (its total weight, if weighted). */
+static double
+MinHashSetSize(const MinHash *mh)
+{
+	int			k = mh->num_perm;
+	int			seen = 0;
+	double		exposure = 0.0;
+	bool		weighted = mh->source >= MINHASH_SOURCE_WEIGHTED_WORD;
+
+	if (mh->flags & MINHASH_FLAG_EMPTY)
+		return 0.0;
+	for (int i = 0; i < k; i++)
+	{
+		if (MINHASH_IS_FILLED(mh, i))
+			exposure += 1.0;
+		else if (weighted)
+		{
+			float4		r;
+
+			memcpy(&r, &mh->values[i], sizeof(r));
+			exposure += r;
+			seen++;
+		}
+		else
+		{
+			exposure += ((double) mh->values[i] + 0.5) / 4294967296.0;
+			seen++;
+		}
+	}
+	if (seen < 2)
+		return (double) seen;
+	if (weighted)
+		return k * ((seen - 1) / exposure) / WeightedMinHashIntensity(k);
+	return k * ((seen - 1) / exposure);
+}
+
+/* containment(query, doc): estimated |Q ∩ D| / |Q| (0 for an empty query) */
+PG_FUNCTION_INFO_V1(minhash_containment);
+Datum
+minhash_containment(PG_FUNCTION_ARGS)
+{
+	MinHash    *q = PG_GETARG_MINHASH_P(0);
+	MinHash    *d = PG_GETARG_MINHASH_P(1);
+	double		j = MinHashSimilarity(q, d);
+	double		nq = MinHashSetSize(q);
+	double		nd = MinHashSetSize(d);
+	double		c;
+
+	if (nq <= 0.0 || j <= 0.0)
+		PG_RETURN_FLOAT8(0.0);
+	c = j * (nq + nd) / ((1.0 + j) * nq);
+	PG_RETURN_FLOAT8(Min(c, 1.0));
+}
+
 /* a % b: similarity at least ndd.similarity_threshold */
 PG_FUNCTION_INFO_V1(minhash_similarity_op);
 Datum

@@ -79,4 +79,7 @@ extern void MinHashCheckCompatible(const MinHash *a, const MinHash *b);
 extern double MinHashSimilarity(const MinHash *a, const MinHash *b);
 extern MinHash *MinHashFromQuery(HeapTupleHeader query, double *threshold);
 
+/* weighted_minhash.c: darts per unit of area for K positions */
+extern double WeightedMinHashIntensity(int k);
+
 #endif							/* NDD_MINHASH_H */

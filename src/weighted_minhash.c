@@ -239,8 +239,8 @@ FeaturesFromText(text *doc, const ShingleConfig *cfg, FeatureList *list)
  * that T is the same double on every machine (the geometry of the cells
  * depends on it; libm's log may differ in its last bit).
  */
-static double
-DartIntensity(int k)
+double
+WeightedMinHashIntensity(int k)
 {
 	int			bits = 0;
 
@@ -436,7 +436,7 @@ WeightedSketch(const FeatureList *list, int k, MinHashSource source,
 	{
 		bool		all = true;
 
-		DartPlaneInit(&plane, DartIntensity(k), bound, max_weight);
+		DartPlaneInit(&plane, WeightedMinHashIntensity(k), bound, max_weight);
 		for (int i = 0; i < list->count; i++)
 		{
 			if ((i & 255) == 0)

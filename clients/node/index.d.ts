@@ -1,7 +1,15 @@
 // Type declarations of ndd-pg (hand-written; the code is index.js).
 
-/** What a minhash or minhash_bbit value records about how it was made. */
-export type Unit = 'word' | 'char' | 'text' | 'bigint';
+/**
+ * What a minhash or minhash_bbit value records about how it was made: word or
+ * character shingles of a text, or the elements of a text[] or bigint[]; the
+ * weighted_* units are those of weighted minhash sketches
+ * (weighted_minhash_sketch()), which are ordinary minhash values.  Sketches
+ * of arrays (text, bigint, weighted_text, weighted_bigint) have shingleSize 1.
+ */
+export type Unit =
+  | 'word' | 'char' | 'text' | 'bigint'
+  | 'weighted_word' | 'weighted_char' | 'weighted_text' | 'weighted_bigint';
 
 /** Anything with node-postgres's query(): a Client, a PoolClient or a Pool. */
 export interface Queryable {

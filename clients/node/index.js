@@ -12,7 +12,13 @@ const NUM_PERM_MIN = 16;
 const NUM_PERM_MAX = 1024;
 const SHINGLE_SIZE_MIN = 1;
 const SHINGLE_SIZE_MAX = 32;
-const UNITS = ['word', 'char', 'text', 'bigint'];
+// the units the server's text form names (sources 1-8); the weighted ones
+// are weighted minhash sketches (weighted_minhash_sketch()), ordinary minhash
+// values otherwise
+const UNITS = ['word', 'char', 'text', 'bigint',
+  'weighted_word', 'weighted_char', 'weighted_text', 'weighted_bigint'];
+// units of sketches of arrays: their shingle_size is 1
+const ARRAY_UNITS = ['text', 'bigint', 'weighted_text', 'weighted_bigint'];
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 const UINT64_MASK = (1n << 64n) - 1n;
@@ -31,8 +37,11 @@ function checkSettings(type, input, s) {
   if (!Number.isInteger(s.numPerm) || s.numPerm < NUM_PERM_MIN || s.numPerm > NUM_PERM_MAX) {
     throw syntaxError(type, input, `num_perm must be between ${NUM_PERM_MIN} and ${NUM_PERM_MAX}`);
   }
-  if (!UNITS.includes(s.unit)) throw syntaxError(type, input, 'unit must be word, char, text or bigint');
-  const array = s.unit === 'text' || s.unit === 'bigint';
+  if (!UNITS.includes(s.unit)) {
+    throw syntaxError(type, input,
+      'unit must be word, char, text, bigint, weighted_word, weighted_char, weighted_text or weighted_bigint');
+  }
+  const array = ARRAY_UNITS.includes(s.unit);
   if (!Number.isInteger(s.shingleSize) ||
       (array ? s.shingleSize !== 1 : s.shingleSize < SHINGLE_SIZE_MIN || s.shingleSize > SHINGLE_SIZE_MAX)) {
     throw syntaxError(type, input, `shingle_size must be between ${SHINGLE_SIZE_MIN} and ${SHINGLE_SIZE_MAX}, and 1 for arrays`);
@@ -42,7 +51,7 @@ function checkSettings(type, input, s) {
   }
 }
 
-const HEADER = /^v(\d{1,3}),num_perm=(\d{1,10}),unit=([a-z]+),shingle_size=(\d{1,10}),seed=(-?\d{1,10})/;
+const HEADER = /^v(\d{1,3}),num_perm=(\d{1,10}),unit=([a-z_]+),shingle_size=(\d{1,10}),seed=(-?\d{1,10})/;
 
 function parseHeader(type, input) {
   const m = HEADER.exec(input);

@@ -9,12 +9,14 @@ CREATE INDEX as ORMs do with an operator class.
 import math
 import numbers
 
+from .sketches import UNITS
+
 __all__ = ['minhash_ops', 'simhash_ops', 'opclass_sql', 'OPCLASS_OPTIONS']
 
 # option -> kind of value, per operator class (README, "Operator classes")
 OPCLASS_OPTIONS = {
     'minhash_ops': {'threshold': float, 'bands': int, 'rows': int, 'key_bits': int,
-                    'num_perm': int, 'unit': ('word', 'char', 'text', 'bigint'),
+                    'num_perm': int, 'unit': UNITS,
                     'shingle_size': int, 'seed': int},
     'simhash_ops': {'max_distance': int, 'keys': ('pairs', 'blocks')},
     'simhash_knn_ops': {},

@@ -9,11 +9,17 @@ computed here equals the score the server returns for the same pair.
 import re
 import struct
 
-__all__ = ['MinHash', 'MinHashBbit', 'SimHash', 'UNITS', 'as_value']
+__all__ = ['MinHash', 'MinHashBbit', 'SimHash', 'UNITS', 'ARRAY_UNITS', 'as_value']
 
-# The units a sketch records, numbered as the server stores them.
-UNITS = ('word', 'char', 'text', 'bigint')
+# The units a sketch records, numbered as the server stores them (the
+# source byte of the binary form, 1 to 8).  The weighted ones are those of
+# weighted minhash sketches (weighted_minhash_sketch()), which are ordinary
+# minhash values: same forms, same similarity().
+UNITS = ('word', 'char', 'text', 'bigint',
+         'weighted_word', 'weighted_char', 'weighted_text', 'weighted_bigint')
 _UNIT_CODES = {name: code for code, name in enumerate(UNITS, start=1)}
+# units of sketches of arrays, whose shingle_size is 1 (MinHashSourceIsArray)
+ARRAY_UNITS = ('text', 'bigint', 'weighted_text', 'weighted_bigint')
 
 _FORMAT_VERSION = 1
 _NUM_PERM_MIN, _NUM_PERM_MAX = 16, 1024
@@ -31,8 +37,9 @@ def _check_settings(type_name, num_perm, unit, shingle_size, seed):
         raise ValueError('%s: num_perm must be between %d and %d, not %d'
                          % (type_name, _NUM_PERM_MIN, _NUM_PERM_MAX, num_perm))
     if unit not in _UNIT_CODES:
-        raise ValueError('%s: unit must be word, char, text or bigint, not %r' % (type_name, unit))
-    if unit in ('text', 'bigint'):
+        raise ValueError('%s: unit must be word, char, text, bigint, weighted_word, weighted_char, '
+                         'weighted_text or weighted_bigint, not %r' % (type_name, unit))
+    if unit in ARRAY_UNITS:
         if shingle_size != 1:
             raise ValueError('%s: shingle_size must be 1 for unit %s' % (type_name, unit))
     elif not _SHINGLE_SIZE_MIN <= shingle_size <= _SHINGLE_SIZE_MAX:
@@ -54,7 +61,7 @@ def _as_text(data):
 
 
 # v1,num_perm=128,unit=word,shingle_size=5,seed=0:  (the server prints this exact shape)
-_HEADER = r'v(?P<version>\d+),num_perm=(?P<num_perm>\d+),unit=(?P<unit>[a-z]+),' \
+_HEADER = r'v(?P<version>\d+),num_perm=(?P<num_perm>\d+),unit=(?P<unit>[a-z_]+),' \
           r'shingle_size=(?P<shingle_size>\d+),seed=(?P<seed>-?\d+)'
 _MINHASH_TEXT = re.compile(_HEADER + r':(?P<body>.*)\Z', re.S)
 _BBIT_TEXT = re.compile(_HEADER + r',b=(?P<bits>\d+):(?P<body>.*)\Z', re.S)
@@ -63,6 +70,9 @@ _HEX = re.compile(r'[0-9a-fA-F]*\Z')
 
 class MinHash:
     """A minhash sketch: K 32-bit values and how they were made.
+
+    Weighted minhash sketches (weighted_minhash_sketch()) are MinHash
+    values too, with a ``weighted_*`` unit.
 
     ``values`` holds the K positions; ``filled`` the positions that
     densification filled (a short document leaves bins empty), which the
@@ -105,7 +115,9 @@ class MinHash:
         raise AttributeError('MinHash values are immutable')
 
     version = property(lambda self: self._version)
-    unit = property(lambda self: self._unit, doc="'word', 'char', 'text' or 'bigint'")
+    unit = property(lambda self: self._unit,
+                    doc="'word', 'char', 'text', 'bigint', or for a weighted minhash sketch "
+                        "'weighted_word', 'weighted_char', 'weighted_text' or 'weighted_bigint'")
     shingle_size = property(lambda self: self._shingle_size)
     seed = property(lambda self: self._seed)
     values = property(lambda self: self._values, doc='the K positions, 32-bit unsigned ints')

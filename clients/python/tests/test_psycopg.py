@@ -224,3 +224,108 @@ def test_registration_without_ndd_types_is_a_clear_error(conn):
     conn.execute('SET search_path = pg_catalog')
     with pytest.raises(psycopg.ProgrammingError, match='ndd types not found.*minhash'):
         register_ndd(conn)
+
+
+# Weighted minhash (weighted_minhash_sketch()): ordinary minhash values with
+# the units weighted_word, weighted_char (documents, each shingle weighing its
+# count), weighted_text and weighted_bigint (arrays with float8 weights, a
+# repeated element weighing the sum of its weights).  Arrays: a document's
+# words (text[]) or its numbers (bigint[]), the first three repeated, each
+# element weighing a deterministic function of it and of its place.
+def weighted_sql(settings):
+    kind = settings['kind']
+    if kind in ('word', 'char'):
+        return ("weighted_minhash_sketch(d, num_perm => {num_perm:d}, shingle_size => {shingle_size:d}, "
+                "unit => '{kind}', strip_html => {strip_html}, seed => {seed:d})").format(**settings)
+    if kind == 'text':
+        elements = "string_to_array(d, ' ')"
+        weight = '0.25 + mod(length(e), 5) * 0.5 + mod(n, 3) * 1.5'
+    else:
+        elements = ("ARRAY(SELECT m[1]::bigint FROM regexp_matches(d, '[0-9]+', 'g') WITH ORDINALITY r(m, i) "
+                    "ORDER BY i)")
+        weight = '0.5 + mod(e, 7) * 0.75 + mod(n, 4) / 3.0'
+    features = '({e}) || ({e})[1:3]'.format(e=elements)
+    return ("weighted_minhash_sketch({f}, ARRAY(SELECT ({w})::float8 FROM unnest({f}) WITH ORDINALITY u(e, n) "
+            "ORDER BY n), num_perm => {num_perm:d}, seed => {seed:d})").format(
+                f=features, w=weight, **settings)
+
+
+WEIGHTED_SETTINGS = [
+    dict(kind='word', num_perm=128, shingle_size=1, strip_html='false', seed=0),
+    dict(kind='word', num_perm=16, shingle_size=2, strip_html='true', seed=-7),
+    dict(kind='word', num_perm=200, shingle_size=32, strip_html='false', seed=99),
+    dict(kind='char', num_perm=64, shingle_size=3, strip_html='false', seed=2**31 - 1),
+    dict(kind='char', num_perm=17, shingle_size=1, strip_html='true', seed=-2**31),
+    dict(kind='char', num_perm=1024, shingle_size=5, strip_html='false', seed=3),
+    dict(kind='text', num_perm=100, seed=123456),
+    dict(kind='text', num_perm=16, seed=-1),
+    dict(kind='bigint', num_perm=48, seed=5),
+    dict(kind='bigint', num_perm=333, seed=-2**31),
+]
+
+
+def weighted_id(settings):
+    return 'weighted_{kind}-{num_perm}'.format(**settings)
+
+
+@pytest.mark.parametrize('binary', [False, True], ids=['text', 'binary'])
+@pytest.mark.parametrize('settings', WEIGHTED_SETTINGS, ids=weighted_id)
+def test_weighted_minhash_round_trip(conn, settings, binary):
+    docs = documents(11, 40) + ['<p>alpha1 <b>alpha1</b> bravo2</p> alpha1', 'x']
+    rows = fetch(conn, weighted_sql(settings), docs, binary)
+    unit = 'weighted_' + settings['kind']
+    assert {v.unit for v, _, _ in rows} == {unit}
+    assert all(v.num_perm == settings['num_perm'] and v.seed == settings['seed'] for v, _, _ in rows)
+    assert all(v.shingle_size == settings.get('shingle_size', 1) for v, _, _ in rows)
+    assert any(v.empty for v, _, _ in rows) and sum(not v.empty for v, _, _ in rows) > 30
+    check_round_trip(conn, rows, 'minhash')
+    # all of them back as one array parameter, and the server's settings
+    back = conn.execute('SELECT array_agg(u::text ORDER BY n), array_agg((minhash_settings(u)).unit ORDER BY n)'
+                        ' FROM unnest(%s::minhash[]) WITH ORDINALITY AS x(u, n)',
+                        [[v for v, _, _ in rows]]).fetchone()
+    assert back == ([t for _, t, _ in rows], [unit] * len(rows))
+
+
+@pytest.mark.parametrize('binary', [False, True], ids=['text', 'binary'])
+@pytest.mark.parametrize('bits', [1, 8])
+def test_weighted_minhash_bbit_round_trip(conn, bits, binary):
+    for settings in WEIGHTED_SETTINGS[::3]:
+        sql = 'minhash_bbit({}, {:d})'.format(weighted_sql(settings), bits)
+        rows = fetch(conn, sql, documents(12, 20), binary)
+        assert {v.unit for v, _, _ in rows} == {'weighted_' + settings['kind']}
+        check_round_trip(conn, rows, 'minhash_bbit')
+
+
+@pytest.mark.parametrize('settings', WEIGHTED_SETTINGS, ids=weighted_id)
+def test_weighted_minhash_similarity_equals_server(conn, settings):
+    docs = documents(13, 60)
+    rows = similarity_pairs(conn, weighted_sql(settings), docs, pairs(14, 300, len(docs)))
+    assert len(rows) == 300
+    assert {a.similarity(b) for a, b, _ in rows} - {0.0, 1.0}, 'pairs of every kind'
+    for a, b, server in rows:
+        assert a.unit == b.unit == 'weighted_' + settings['kind']
+        assert a.similarity(b) == server
+        assert b.similarity(a) == server
+        assert a.distance(b) == 1.0 - server
+    bbits = similarity_pairs(conn, 'minhash_bbit({}, 2)'.format(weighted_sql(settings)), docs,
+                             pairs(15, 100, len(docs)))
+    for a, b, server in bbits:
+        assert a.similarity(b) == server
+
+
+def test_weighted_units_checked_like_the_server(conn):
+    """What the client refuses, the server refuses; the unit's message is the server's detail."""
+    for text in ('v1,num_perm=16,unit=weighted_text,shingle_size=2,seed=0:empty',
+                 'v1,num_perm=16,unit=weighted_bigint,shingle_size=5,seed=0:empty',
+                 'v1,num_perm=16,unit=weighted_line,shingle_size=1,seed=0:empty'):
+        with pytest.raises(ValueError) as client_error:
+            MinHash.from_text(text)
+        with pytest.raises(psycopg.errors.InvalidTextRepresentation) as server_error:
+            conn.execute('SELECT %s::text::minhash', [text])
+        conn.rollback()
+        if 'line' in text:
+            assert server_error.value.diag.message_detail.rstrip('.') in str(client_error.value)
+    for text in ('v1,num_perm=16,unit=weighted_word,shingle_size=32,seed=0:empty',
+                 'v1,num_perm=16,unit=weighted_bigint,shingle_size=1,seed=0:empty'):
+        assert conn.execute('SELECT %s::text::minhash::text', [text]).fetchone()[0] == \
+            MinHash.from_text(text).to_text() == text

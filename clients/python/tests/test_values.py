@@ -26,6 +26,12 @@ def test_text_and_binary_of_a_built_sketch():
     'v1,num_perm=8,unit=word,shingle_size=5,seed=0:empty',           # num_perm
     'v1,num_perm=16,unit=words,shingle_size=5,seed=0:empty',         # unit
     'v1,num_perm=16,unit=text,shingle_size=2,seed=0:empty',          # arrays have 1
+    'v1,num_perm=16,unit=weighted_text,shingle_size=2,seed=0:empty',    # weighted arrays too
+    'v1,num_perm=16,unit=weighted_bigint,shingle_size=32,seed=0:empty',
+    'v1,num_perm=16,unit=weighted_word,shingle_size=33,seed=0:empty',   # shingles: 1 to 32
+    'v1,num_perm=16,unit=weighted_words,shingle_size=1,seed=0:empty',   # unit
+    'v1,num_perm=16,unit=weighted,shingle_size=1,seed=0:empty',
+    'v1,num_perm=16,unit=_word,shingle_size=1,seed=0:empty',
     'v1,num_perm=16,unit=word,shingle_size=5,seed=0:' + '0' * 127,   # short
     'v1,num_perm=16,unit=word,shingle_size=5,seed=0:' + 'g' * 128,   # not hex
     'v1,num_perm=16,unit=word,shingle_size=5,seed=0:' + '0' * 128 + ':00010000',  # bit 16 of 16
@@ -47,6 +53,50 @@ def test_bad_binary():
     assert MinHashBbit.from_binary(bbit).values == (1,) * 17
     with pytest.raises(ValueError, match='past'):
         MinHashBbit.from_binary(bbit[:-1] + b'\x03')   # bit 17 of a 17-bit payload
+
+
+WEIGHTED_UNITS = [('weighted_word', 5, 3), ('weighted_char', 6, 32), ('weighted_text', 7, 1),
+                   ('weighted_bigint', 8, 1)]
+
+
+@pytest.mark.parametrize('unit,code,shingle_size', WEIGHTED_UNITS)
+def test_weighted_units(unit, code, shingle_size):
+    """A weighted sketch is a minhash with unit 5 to 8 in the source byte."""
+    a = sketch(range(16), unit=unit, shingle_size=shingle_size, seed=-3)
+    text = 'v1,num_perm=16,unit=%s,shingle_size=%d,seed=-3:' % (unit, shingle_size) + \
+        ''.join('%08x' % i for i in range(16))
+    assert a.to_text() == text and MinHash.from_text(text) == a
+    assert bytes(a)[:4] == bytes([1, code, shingle_size, 0])
+    assert MinHash.from_binary(bytes(a)) == a and MinHash.from_binary(bytes(a)).unit == unit
+    empty = MinHash.empty_sketch(16, unit=unit, shingle_size=shingle_size)
+    assert MinHash.from_text(empty.to_text()) == empty == MinHash.from_binary(bytes(empty))
+    b = a.to_bbit(2)
+    assert b.unit == unit and MinHashBbit.from_binary(bytes(b)) == b == MinHashBbit.from_text(b.to_text())
+    assert bytes(b)[1] == code
+    # a weighted sketch and an unweighted one of the same K are not compared
+    with pytest.raises(ValueError, match='different settings'):
+        a.similarity(sketch(range(16), unit=unit[len('weighted_'):], shingle_size=shingle_size, seed=-3))
+    assert a.similarity(sketch([0] * 16, unit=unit, shingle_size=shingle_size, seed=-3)) == 1 / 16
+
+
+def test_unit_errors_use_the_server_wording():
+    wording = ('unit must be word, char, text, bigint, weighted_word, weighted_char, weighted_text '
+               'or weighted_bigint')
+    with pytest.raises(ValueError, match=wording):
+        MinHash.from_text('v1,num_perm=16,unit=weighted_line,shingle_size=1,seed=0:empty')
+    with pytest.raises(ValueError, match=wording):
+        MinHashBbit([0] * 16, bits=1, unit='weights')
+    with pytest.raises(ValueError, match='shingle_size must be 1 for unit weighted_bigint'):
+        sketch(range(16), unit='weighted_bigint', shingle_size=2)
+    with pytest.raises(ValueError, match='shingle_size must be 1 for unit weighted_text'):
+        MinHashBbit.from_text('v1,num_perm=16,unit=weighted_text,shingle_size=4,seed=0,b=1:' + '0' * 16)
+    good = bytearray(bytes(sketch(range(16), unit='weighted_text', shingle_size=1)))
+    good[2] = 2                                         # shingle_size 2 of an array source
+    with pytest.raises(ValueError):
+        MinHash.from_binary(bytes(good))
+    good[1], good[2] = 0, 1                             # source 0
+    with pytest.raises(ValueError, match='unknown unit 0'):
+        MinHash.from_binary(bytes(good))
 
 
 def test_immutable_and_hashable():
@@ -105,6 +155,9 @@ def test_guard_detail(detail, fields):
 def test_opclass_text():
     assert minhash_ops() == 'minhash_ops'
     assert minhash_ops(threshold=0.75, unit='bigint') == "minhash_ops(threshold = 0.75, unit = 'bigint')"
+    assert minhash_ops(unit='weighted_word') == "minhash_ops(unit = 'weighted_word')"
+    with pytest.raises(ValueError):
+        minhash_ops(unit='weighted')
     assert simhash_ops(max_distance=2, keys='blocks') == "simhash_ops(max_distance = 2, keys = 'blocks')"
     with pytest.raises(ValueError):
         simhash_ops(keys="pairs') --")

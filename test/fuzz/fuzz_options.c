@@ -258,7 +258,7 @@ FuzzMinHashOptions(Reader *r)
 	raw = palloc(k * sizeof(uint32));
 	for (int i = 0; i < k; i++)
 		raw[i] = (Byte(r) & 0x80) ? MINHASH_EMPTY_VALUE : Word(r) % 1000;
-	a = MinHashFromRaw(raw, k, unit, unit >= MINHASH_SOURCE_TEXT ? 1 : OptionInt(opts, "shingle_size"),
+	a = MinHashFromRaw(raw, k, unit, MinHashSourceIsArray(unit) ? 1 : OptionInt(opts, "shingle_size"),
 					   OptionInt(opts, "seed"));
 	/* the query: the same sketch with some positions changed */
 	q = palloc(VARSIZE(a));

@@ -31,9 +31,9 @@ CheckMinHashBbit(const MinHashBbit *mb)
 		FUZZ_FAIL("num_perm %d", k);
 	if (!MINHASH_BBIT_BITS_VALID(mb->bits))
 		FUZZ_FAIL("b %d", mb->bits);
-	if (mb->source < MINHASH_SOURCE_WORD || mb->source > MINHASH_SOURCE_BIGINT)
+	if (mb->source < MINHASH_SOURCE_FIRST || mb->source > MINHASH_SOURCE_LAST)
 		FUZZ_FAIL("source %d", mb->source);
-	if (mb->source >= MINHASH_SOURCE_TEXT ? mb->shingle_size != 1 :
+	if (MinHashSourceIsArray(mb->source) ? mb->shingle_size != 1 :
 		(mb->shingle_size < NDD_SHINGLE_SIZE_MIN || mb->shingle_size > NDD_SHINGLE_SIZE_MAX))
 		FUZZ_FAIL("shingle_size %d for source %d", mb->shingle_size, mb->source);
 	if ((mb->flags & ~MINHASH_BBIT_FLAG_EMPTY) != 0)

@@ -26,9 +26,9 @@ CheckMinHash(const MinHash *mh)
 		FUZZ_FAIL("version %d", mh->version);
 	if (!NddNumPermIsValid(k))
 		FUZZ_FAIL("num_perm %d", k);
-	if (mh->source < MINHASH_SOURCE_WORD || mh->source > MINHASH_SOURCE_BIGINT)
+	if (mh->source < MINHASH_SOURCE_FIRST || mh->source > MINHASH_SOURCE_LAST)
 		FUZZ_FAIL("source %d", mh->source);
-	if (mh->source >= MINHASH_SOURCE_TEXT ? mh->shingle_size != 1 :
+	if (MinHashSourceIsArray(mh->source) ? mh->shingle_size != 1 :
 		(mh->shingle_size < NDD_SHINGLE_SIZE_MIN || mh->shingle_size > NDD_SHINGLE_SIZE_MAX))
 		FUZZ_FAIL("shingle_size %d for source %d", mh->shingle_size, mh->source);
 	if ((mh->flags & ~(MINHASH_FLAG_EMPTY | MINHASH_FLAG_FILLED)) != 0 ||

@@ -420,7 +420,9 @@ CREATE FUNCTION containment(passage text, doc text, shingle_size int DEFAULT 5,
                             strip_html boolean DEFAULT false)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'containment_text'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 100;
+-- it shingles a whole document: priced so that the planner prefers the
+-- index to calling it on every row of a table
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 5000;
 
 COMMENT ON FUNCTION containment(text, text, int, text, boolean) IS
 'exact containment of a passage in a document: the share of the passage''s shingles the document holds';
@@ -453,7 +455,8 @@ COMMENT ON FUNCTION containment_query(text, float8, int, text, boolean) IS
 CREATE FUNCTION containment_contains_op(text, containment_query)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'containment_contains_op'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 100;
+-- as containment(): a sequential scan shingles every document
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 5000;
 
 COMMENT ON FUNCTION containment_contains_op(text, containment_query) IS
 'internal: implementation of text @> containment_query';

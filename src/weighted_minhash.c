@@ -30,10 +30,12 @@
  * more).  To throw the same darts for any weight without visiting the whole
  * plane, it is cut into regions (nu, rho) whose width and height double
  * (weights from (2^nu - 1) / T, ranks from 2^rho - 1) and each region into
- * 2^(nu + rho) cells of area 1 / T, which hold Poisson(1) darts drawn from a
- * hash of (seed, feature, region, cell).  A feature visits the cells that
- * meet [0, w_i) x [0, bound): about as many as the darts it adds, plus
- * log2(1 + T w_i) regions.  This is DartMinHash (Christiani, 2020): about
+ * 2^(nu + rho) cells of area 1 / T, each holding one dart on average, drawn
+ * from a hash of (seed, feature, region, cell) in rank order (gaps Exp(1)
+ * in units of the cell's height), so that a cell stops at its first dart
+ * past the bound and a cell with none below it costs one hash.  A feature
+ * visits the cells that meet [0, w_i) x [0, bound): about as many as the
+ * darts it adds, plus log2(1 + T w_i) regions.  This is DartMinHash (Christiani, 2020): about
  * n log(T w) + K log K hashes a sketch, where ICWS (Ioffe, 2010) computes
  * n K samples.
  *

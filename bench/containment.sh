@@ -3,24 +3,28 @@
 # contamination check, on documents of mixed length made of real text.
 #
 # The documents: bench/corpus.py's rows (Debian licence and copyright
-# text, with its planted near-duplicates) joined in runs of 1 to 14, so
-# that documents hold about 600 to 8,000 words.  The queries: passages of
-# 50 to 500 words cut from the documents, whole or with the last 10%, 30%
-# or 50% of their words replaced, searched at containment 0.5, 0.7 and 0.9
-# (NDD_BENCH_QUERIES each).  The items of the contamination check:
-# NDD_BENCH_ITEMS passages, one in ten cut from the documents and the rest
-# from rows held out of them.
+# text, with its planted near-duplicates) joined in runs of 1 to
+# NDD_BENCH_RUN_MAX (14), so that documents hold about 600 to 8,000 words.
+# The queries: passages of 50 to 500 words cut from the documents, whole or
+# with the last 10%, 30% or 50% of their words replaced, searched at
+# containment 0.5, 0.7 and 0.9 (NDD_BENCH_QUERIES each).  The items of the
+# contamination check: NDD_BENCH_ITEMS passages, one in ten cut from the
+# documents and the rest from rows held out of them.
 #
 # Prints the index's size and build time, the latency of a search (p50 and
 # p99 of each threshold, with the rows it returns and the rows its recheck
-# removed), a sequential scan's time for the same queries, and the time of
-# the contamination check.  Figures are reported, never checked: exit 0
-# means it ran.
+# removed), a sequential scan's time for the same queries, the accuracy of
+# the sketch-based design (LSH Ensemble's partitions by size, at their
+# best) against the index's exact answers, and the time of the
+# contamination check.  Figures are reported, never checked: exit 0 means
+# it ran.
 #
 #   NDD_BENCH_DOCS     documents (default 5000)
 #   NDD_BENCH_QUERIES  searches per threshold (default 100)
 #   NDD_BENCH_ITEMS    items of the contamination check (default 10000)
 #   NDD_BENCH_SCANS    searches timed by sequential scan (default 5)
+#   NDD_BENCH_RUN_MAX  corpus rows a document joins at most (default 14;
+#                      3 keeps a million documents within this disk)
 set -uo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -28,11 +32,13 @@ docs=${NDD_BENCH_DOCS:-5000}
 queries=${NDD_BENCH_QUERIES:-100}
 items=${NDD_BENCH_ITEMS:-10000}
 scans=${NDD_BENCH_SCANS:-5}
-for v in "$docs" "$queries" "$items" "$scans"; do
+run_max=${NDD_BENCH_RUN_MAX:-14}
+for v in "$docs" "$queries" "$items" "$scans" "$run_max"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "NDD_BENCH_* values must be positive integers" >&2; exit 1; }
 done
-# 7.5 rows a document on average, and 12,000 rows held out for the items
-rows=$((docs * 15 / 2 + 12000))
+# (1 + run_max) / 2 rows a document on average, and 12,000 rows held out
+# for the items
+rows=$((docs * (1 + run_max) / 2 + 12000))
 corpus=/tmp/ndd-bench-$rows.tsv
 
 ndd_ensure_packages python3
@@ -43,14 +49,14 @@ ndd_cluster_start
 psql() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
 
 say "loading $corpus and joining its rows into $docs documents"
-psql -v docs="$docs" -v queries="$queries" -v items="$items" <<EOF || exit 1
+psql -v docs="$docs" -v queries="$queries" -v items="$items" -v run_max="$run_max" <<EOF || exit 1
 CREATE EXTENSION ndd;
 CREATE TABLE corpus (id bigint PRIMARY KEY, family bigint, edit_rate float8, body text);
 \copy corpus FROM '$corpus'
--- document d takes the next 1 + h(d) % 14 rows
+-- document d takes the next 1 + h(d) % run_max rows
 CREATE TABLE runs AS
-SELECT d, sum(1 + abs(hashint8extended(d, 21)) % 14) OVER (ORDER BY d) - (1 + abs(hashint8extended(d, 21)) % 14) AS first,
-       1 + abs(hashint8extended(d, 21)) % 14 AS n
+SELECT d, sum(1 + abs(hashint8extended(d, 21)) % :run_max) OVER (ORDER BY d) - (1 + abs(hashint8extended(d, 21)) % :run_max) AS first,
+       1 + abs(hashint8extended(d, 21)) % :run_max AS n
 FROM generate_series(1, :docs) d;
 CREATE TABLE docs AS
 SELECT r.d AS id, string_agg(c.body, ' ' ORDER BY c.id) AS body

@@ -37,6 +37,7 @@
 #include "funcapi.h"
 #include "utils/builtins.h"
 
+#include "gin_enough_keys.h"
 #include "ndd.h"
 #include "shingle.h"
 
@@ -376,13 +377,9 @@ gin_containment_consistent(PG_FUNCTION_ARGS)
 	int32		nkeys = PG_GETARG_INT32(3);
 	Pointer    *extra_data = (Pointer *) PG_GETARG_POINTER(4);
 	bool	   *recheck = (bool *) PG_GETARG_POINTER(5);
-	int			required = nkeys > 0 ? *(int *) extra_data[0] : 0;
-	int			matched = 0;
 
-	for (int i = 0; i < nkeys; i++)
-		matched += check[i];
 	*recheck = true;
-	PG_RETURN_BOOL(matched >= required);
+	PG_RETURN_BOOL(GinEnoughKeys(check, nkeys, extra_data));
 }
 
 /* triConsistent(internal, int2, containment_query, int4, internal, internal, internal) */
@@ -393,10 +390,6 @@ gin_containment_triconsistent(PG_FUNCTION_ARGS)
 	GinTernaryValue *check = (GinTernaryValue *) PG_GETARG_POINTER(0);
 	int32		nkeys = PG_GETARG_INT32(3);
 	Pointer    *extra_data = (Pointer *) PG_GETARG_POINTER(4);
-	int			required = nkeys > 0 ? *(int *) extra_data[0] : 0;
-	int			possible = 0;
 
-	for (int i = 0; i < nkeys; i++)
-		possible += (check[i] != GIN_FALSE);
-	PG_RETURN_GIN_TERNARY_VALUE(possible >= required ? GIN_MAYBE : GIN_FALSE);
+	PG_RETURN_GIN_TERNARY_VALUE(GinMaybeEnoughKeys(check, nkeys, extra_data) ? GIN_MAYBE : GIN_FALSE);
 }

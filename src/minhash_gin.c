@@ -42,6 +42,7 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
+#include "gin_enough_keys.h"
 #include "lsh.h"
 #include "minhash.h"
 #include "minhash_gin.h"
@@ -335,31 +336,6 @@ gin_extract_query_minhash(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(keys);
 }
 
-/*
- * How many of check[0 .. n) are not 0 (false): eight at a time, as GIN calls
- * consistent once per candidate row and most candidates match one key.
- * Values are 0, 1 (true) and 2 (maybe): bits 0 or 1 of each byte.
- */
-static inline int
-CountNonZero(const uint8 *check, int n)
-{
-	const uint64 ones = UINT64CONST(0x0101010101010101);
-	int			count = 0;
-	int			i = 0;
-
-	for (; i + 8 <= n; i += 8)
-	{
-		uint64		w;
-
-		memcpy(&w, check + i, sizeof(w));
-		/* one bit per byte, summed into the top byte by the multiply */
-		count += (int) ((((w | (w >> 1)) & ones) * ones) >> 56);
-	}
-	for (; i < n; i++)
-		count += (check[i] != 0);
-	return count;
-}
-
 /* consistent(internal, int2, query, int4, internal, internal, internal, internal) */
 PG_FUNCTION_INFO_V1(gin_minhash_consistent);
 Datum
@@ -369,11 +345,9 @@ gin_minhash_consistent(PG_FUNCTION_ARGS)
 	int32		nkeys = PG_GETARG_INT32(3);
 	Pointer    *extra_data = (Pointer *) PG_GETARG_POINTER(4);
 	bool	   *recheck = (bool *) PG_GETARG_POINTER(5);
-	int			required = nkeys > 0 ? *(int *) extra_data[0] : 0;
 
-	StaticAssertStmt(sizeof(bool) == 1, "check[] must be one byte per key");
 	*recheck = true;
-	PG_RETURN_BOOL(CountNonZero((const uint8 *) check, nkeys) >= required);
+	PG_RETURN_BOOL(GinEnoughKeys(check, nkeys, extra_data));
 }
 
 /* triConsistent(internal, int2, query, int4, internal, internal, internal) */
@@ -384,10 +358,6 @@ gin_minhash_triconsistent(PG_FUNCTION_ARGS)
 	GinTernaryValue *check = (GinTernaryValue *) PG_GETARG_POINTER(0);
 	int32		nkeys = PG_GETARG_INT32(3);
 	Pointer    *extra_data = (Pointer *) PG_GETARG_POINTER(4);
-	int			required = nkeys > 0 ? *(int *) extra_data[0] : 0;
 
-	StaticAssertStmt(sizeof(GinTernaryValue) == 1 && GIN_FALSE == 0,
-					 "check[] must be one byte per key, 0 for false");
-	PG_RETURN_GIN_TERNARY_VALUE(CountNonZero((const uint8 *) check, nkeys) >= required ?
-								GIN_MAYBE : GIN_FALSE);
+	PG_RETURN_GIN_TERNARY_VALUE(GinMaybeEnoughKeys(check, nkeys, extra_data) ? GIN_MAYBE : GIN_FALSE);
 }

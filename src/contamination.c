@@ -43,7 +43,8 @@
 
 /* the items: %1$s the table, %2$s the id column, %3$s the text column */
 #define CONTAMINATION_ITEMS_SQL \
-	"SELECT i.%2$s::pg_catalog.int8, i.%3$s::pg_catalog.text FROM %1$s i WHERE i.%3$s IS NOT NULL"
+	"SELECT i.%2$s::pg_catalog.int8, i.%3$s::pg_catalog.text FROM %1$s i\n" \
+	"WHERE i.%3$s IS NOT NULL AND i.%2$s IS NOT NULL"
 
 /*
  * one item against the documents: %1$s ndd, %2$s the documents, %3$s their
@@ -52,7 +53,8 @@
 #define CONTAMINATION_PROBE_SQL \
 	"SELECT d.%3$s::pg_catalog.int8, %1$s.containment($1, d.%4$s::pg_catalog.text, $3, $4, $5)\n" \
 	"FROM %2$s d\n" \
-	"WHERE d.%4$s::pg_catalog.text OPERATOR(%1$s.@>) %1$s.containment_query($1, $2, $3, $4, $5)"
+	"WHERE d.%4$s::pg_catalog.text OPERATOR(%1$s.@>) %1$s.containment_query($1, $2, $3, $4, $5)\n" \
+	"  AND d.%3$s IS NOT NULL"
 
 /* Error out unless column name of relid is of a text type. */
 static void

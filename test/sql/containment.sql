@@ -147,6 +147,11 @@ SELECT (SELECT count(*) FROM c_by_hand) AS pairs,
 \set VERBOSITY terse
 SELECT count(*) FROM contamination_pairs('citems', 'question', 'item', 'cdocs', 'body', 'id', progress => true);
 \set VERBOSITY default
+-- rows without an id are no item: a table without a primary key
+CREATE TABLE citems_loose (item bigint, question text);
+INSERT INTO citems_loose VALUES (NULL, c_passage(0)), (7, c_passage(0));
+SELECT item_id, count(*) > 0 AS found FROM contamination_pairs('citems_loose', 'question', 'item', 'cdocs', 'body', 'id')
+GROUP BY item_id ORDER BY item_id;
 -- NULL arguments: no pairs
 SELECT count(*) FROM contamination_pairs('citems', 'question', 'item', 'cdocs', 'body', 'id', threshold => NULL);
 -- errors

@@ -1,5 +1,6 @@
 -- containment.sql: bench/containment.sh's measurements on docs, queries and
--- items; :scans searches are also timed by sequential scan; :commit.
+-- items; :scans searches are also timed by sequential scan; :sketches
+-- whether the sketch-based design is measured too; :commit.
 \set ON_ERROR_STOP 1
 SET max_parallel_workers_per_gather = 0;
 SET jit = off;
@@ -43,6 +44,7 @@ FROM queries WHERE q <= :scans AND t = 0.7 ORDER BY q \gexec
 RESET enable_bitmapscan;
 RESET enable_indexscan;
 
+\if :sketches
 -- The sketch-based design side by side, at its best: each document's
 -- minhash (K = 256) and its exact number of shingles, split into 8
 -- partitions by size as LSH Ensemble splits them, each partition searched
@@ -77,6 +79,7 @@ BEGIN
 		        round(count(*) FILTER (WHERE tr.id IS NOT NULL)::numeric / NULLIF(count(*), 0), 3), count(*)
 		 FROM %I x LEFT JOIN truth tr USING (q, t, id) GROUP BY x.t ORDER BY x.t', answers);
 END $$;
+\endif
 
 -- the contamination check
 SELECT clock_timestamp() AS t0 \gset
@@ -106,9 +109,11 @@ SELECT count(*) AS "searches by seqscan (t = 0.7)",
            AS "x the index, same searches",
        bool_and(s.rows = (SELECT max(i.rows) FROM run i WHERE i.how = 'index' AND i.q = s.q AND i.t = s.t)) AS "same rows"
 FROM run s WHERE s.how = 'seqscan';
+\if :sketches
 SELECT t AS threshold, (SELECT count(*) FROM truth y WHERE y.t = a.t) AS "true pairs (index)",
        a.recall AS "partitions: recall", a.prec AS "partitions: precision",
        b.recall AS "estimate: recall", b.prec AS "estimate: precision"
 FROM pg_temp.accuracy('by_partitions') a JOIN pg_temp.accuracy('by_estimate') b USING (t) ORDER BY t;
+\endif
 SELECT :nitems AS items, :contaminated_items AS "items contained at 0.7", :contaminated_pairs AS pairs,
        round(:check_s::numeric, 1) AS "seconds", round((:check_s * 1000 / :nitems)::numeric, 2) AS "ms per item";

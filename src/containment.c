@@ -88,30 +88,6 @@ static relopt_enum_elt_def unit_values[] =
  * ---------------------------------------------------------------------
  */
 
-/* |Q ∩ D| of two sorted, distinct runs of hashes. */
-static size_t
-SortedIntersection(const uint64 *q, size_t nq, const uint64 *d, size_t nd)
-{
-	size_t		i = 0,
-				j = 0,
-				common = 0;
-
-	while (i < nq && j < nd)
-	{
-		if (q[i] < d[j])
-			i++;
-		else if (q[i] > d[j])
-			j++;
-		else
-		{
-			common++;
-			i++;
-			j++;
-		}
-	}
-	return common;
-}
-
 /* C(passage, doc): 0 for a passage without shingles. */
 static double
 Containment(text *passage, text *doc, const ShingleConfig *cfg)
@@ -125,7 +101,7 @@ Containment(text *passage, text *doc, const ShingleConfig *cfg)
 	if (nq == 0)
 		return 0.0;
 	d = ShingleSet(VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), cfg, &nd);
-	c = (double) SortedIntersection(q, nq, d, nd) / (double) nq;
+	c = (double) ShingleSetIntersection(q, nq, d, nd) / (double) nq;
 	pfree(q);
 	pfree(d);
 	return c;

@@ -1396,18 +1396,16 @@ HashSetInit(HashSet *set, size_t len)
 }
 
 /*
- * Jaccard resemblance of two sorted, distinct runs of hashes (0 when either
- * is empty, as jaccard() of a document without shingles is 0).
+ * How many hashes two sorted, distinct runs share: what jaccard() and
+ * containment() both count.
  */
-static double
-SortedJaccard(const uint64 *a, size_t na, const uint64 *b, size_t nb)
+size_t
+ShingleSetIntersection(const uint64 *a, size_t na, const uint64 *b, size_t nb)
 {
 	size_t		i = 0,
 				j = 0,
 				common = 0;
 
-	if (na == 0 || nb == 0)
-		return 0.0;
 	while (i < na && j < nb)
 	{
 		if (a[i] < b[j])
@@ -1421,6 +1419,21 @@ SortedJaccard(const uint64 *a, size_t na, const uint64 *b, size_t nb)
 			j++;
 		}
 	}
+	return common;
+}
+
+/*
+ * Jaccard resemblance of two sorted, distinct runs of hashes (0 when either
+ * is empty, as jaccard() of a document without shingles is 0).
+ */
+static double
+SortedJaccard(const uint64 *a, size_t na, const uint64 *b, size_t nb)
+{
+	size_t		common;
+
+	if (na == 0 || nb == 0)
+		return 0.0;
+	common = ShingleSetIntersection(a, na, b, nb);
 	return (double) common / (double) (na + nb - common);
 }
 

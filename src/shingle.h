@@ -46,6 +46,8 @@ extern int64 ShingleHashes(const char *text, size_t len,
 						   ShingleHashSink sink, void *arg);
 extern uint64 *ShingleSet(const char *text, size_t len,
 						  const ShingleConfig *cfg, size_t *n);
+extern size_t ShingleSetIntersection(const uint64 *a, size_t na,
+									 const uint64 *b, size_t nb);
 extern void ElementHashes(ArrayType *arr, const char *argname, uint64 seed,
 						  ShingleHashSink sink, void *arg);
 extern int64 ShingleTexts(const char *text, size_t len,

@@ -245,14 +245,20 @@
 #define PAIRS_SETS_STORAGE_SQL \
 	"ALTER TABLE pg_temp.ndd_pair_sets ALTER COLUMN shingles SET STORAGE EXTERNAL"
 
-/* %1$s where the texts are, %2$s their id, %3$s the verify column, %4$s ndd; $1 shingle_size, $2 unit */
+/*
+ * %1$s where the texts are, %2$s their id, %3$s the verify column, %4$s ndd;
+ * $1 shingle_size, $2 unit.  The text is cast to text: a varchar, char(n) or
+ * domain column passed bare would let an overload on its own type, planted
+ * beside ndd_shingle_set, be called instead.
+ */
 #define PAIRS_SETS_SQL \
 	"\n" \
 	"            INSERT INTO pg_temp.ndd_pair_sets (id, shingles)\n" \
-	"            SELECT t.%2$s::pg_catalog.int8, %4$s.ndd_shingle_set(t.%3$s, $1, $2)\n" \
+	"            SELECT t.%2$s::pg_catalog.int8, %4$s.ndd_shingle_set(t.%3$s::pg_catalog.text, $1, $2)\n" \
 	"            FROM %1$s t\n" \
-	"            WHERE t.%2$s::pg_catalog.int8 IN (SELECT k.a FROM pg_temp.ndd_pair_kept k\n" \
-	"                                              UNION SELECT k.b FROM pg_temp.ndd_pair_kept k)"
+	"            WHERE t.%2$s::pg_catalog.int8 OPERATOR(pg_catalog.=) ANY (\n" \
+	"                SELECT k.a FROM pg_temp.ndd_pair_kept k\n" \
+	"                UNION SELECT k.b FROM pg_temp.ndd_pair_kept k)"
 
 /* %s ndd; $1 the threshold */
 #define PAIRS_VERIFY_SQL \

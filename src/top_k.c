@@ -71,7 +71,7 @@
 
 /* the names of the indexes in an EXPLAIN (FORMAT JSON) plan ($1) */
 #define TOPK_PLAN_INDEXES_SQL \
-	"SELECT pg_catalog.string_agg(i.i OPERATOR(pg_catalog.#>>) '{}'::pg_catalog.text[], ', ') " \
+	"SELECT pg_catalog.string_agg(i.i OPERATOR(pg_catalog.#>>) '{}'::pg_catalog.text[], ', '::pg_catalog.text) " \
 	"FROM pg_catalog.jsonb_path_query($1::pg_catalog.jsonb, " \
 	"'strict $.**.\"Index Name\"'::pg_catalog.jsonpath) i(i)"
 

@@ -184,6 +184,7 @@ typedef struct NearDuplicateRule
 	int			max_distance;	/* simhash: bits */
 	NearDuplicateAction action;
 	int			verify_attnum;	/* text column for exact Jaccard, or 0 */
+	Oid			verify_type;	/* its base type: text, varchar or bpchar */
 } NearDuplicateRule;
 
 /* The kind's SQL (sketch_sql.h) for a rule; schema is ndd's, quoted. */
@@ -208,7 +209,8 @@ GuardSketchRule(const NearDuplicateRule *rule, const char *schema, SketchRule *k
 
 /* The check statements' parameters, the same for every kind of rule. */
 #define CHECK_NARGS 8
-/* $1 sketch, $2 candidate threshold, $3 old row's ctid, $4 new text,
+/* $1 sketch, $2 candidate threshold, $3 old row's ctid, $4 new text (of
+ * the verify column's base type, cast to text as the stored ones are),
  * $5 shingle size, $6 unit, $7 exact threshold, $8 old row's table */
 
 /*
@@ -905,7 +907,7 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 	bool		usable;
 	GuardPlans *plans = CachedPlans(trigger, rule, candidate_threshold, &usable);
 	Oid			check_types[CHECK_NARGS] = {sketch_type, InvalidOid,
-		TIDOID, TEXTOID, INT4OID, TEXTOID, FLOAT8OID, OIDOID};
+		TIDOID, rule->verify_type, INT4OID, TEXTOID, FLOAT8OID, OIDOID};
 	const char *schema_name = get_namespace_name(nsp);
 	const char *row = psprintf("t.%s", quote_identifier(trigger->tgargs[0]));
 	Relation	target_rel;
@@ -943,8 +945,13 @@ PlansFor(Trigger *trigger, Oid nsp, Oid sketch_type,
 	order = kind.sql->nearest_first;
 	if (rule->verify_attnum > 0)
 	{
-		score = psprintf("%s.jaccard(t.%s, $4, $5, $6)", quote_identifier(schema_name),
-						 quote_identifier(trigger->tgargs[3]));
+		/*
+		 * both texts cast to text, the new one as the stored ones: a varchar,
+		 * char(n) or domain passed bare would let an overload on its own
+		 * type, planted beside jaccard, be called instead
+		 */
+		score = psprintf("%s.jaccard(t.%s::pg_catalog.text, $4::pg_catalog.text, $5, $6)",
+						 quote_identifier(schema_name), quote_identifier(trigger->tgargs[3]));
 		match = psprintf("%s AND %s OPERATOR(pg_catalog.>=) $7", match, score);
 		order = "DESC";
 	}
@@ -1081,6 +1088,7 @@ ParseRule(Trigger *trigger, Relation rel, Oid nsp, bool after, Oid *sketch_type,
 	}
 
 	rule->verify_attnum = 0;
+	rule->verify_type = TEXTOID;
 	if (trigger->tgnargs == 4)
 	{
 		Oid			type;
@@ -1093,6 +1101,7 @@ ParseRule(Trigger *trigger, Relation rel, Oid nsp, bool after, Oid *sketch_type,
 					 errmsg("column \"%s\" of relation \"%s\" is not of a text type",
 							trigger->tgargs[3], RelationGetRelationName(rel)),
 					 errdetail("Verification compares the exact Jaccard similarity of the texts.")));
+		rule->verify_type = type;
 	}
 }
 

@@ -270,6 +270,15 @@ CREATE TRIGGER no_near_duplicates BEFORE INSERT ON trig_vdocs_err
 INSERT INTO trig_vdocs_err VALUES (1, words(200, 0), minhash_sketch(words(200, 0)));
 INSERT INTO trig_vdocs_err VALUES (2, words(200, 10), minhash_sketch(words(200, 10)));
 \echo :SQLSTATE
+-- a char(n) column verifies too: its padding makes no shingle, stored or
+-- new, so the same text again has exact Jaccard 1, in character shingles too
+CREATE TABLE trig_vdocs_char (id int PRIMARY KEY, body char(20), sketch minhash);
+CREATE TRIGGER no_near_duplicates BEFORE INSERT ON trig_vdocs_char
+    FOR EACH ROW EXECUTE FUNCTION ndd_reject_near_duplicates('sketch', '0.9', 'error', 'body');
+INSERT INTO trig_vdocs_char VALUES (1, 'abcdefghij', minhash_sketch('abcdefghij', unit => 'char'));
+INSERT INTO trig_vdocs_char VALUES (2, 'abcdefghij', minhash_sketch('abcdefghij', unit => 'char'));
+\echo :SQLSTATE
+DROP TABLE trig_vdocs_char;
 
 -- simhash columns: within the distance, through the Hamming GIN index
 CREATE TABLE trig_sdocs (id int PRIMARY KEY, fp simhash);

@@ -202,7 +202,8 @@ my @operator_types = (
 	'float8', 'float4', 'numeric', 'int2', 'int4', 'int8', 'text', 'varchar', 'bpchar', '"char"',
 	'name', 'oid', 'regclass', 'bytea', 'tid', 'boolean', 'jsonb', 'text[]',
 	'public.body_dom', 'public.id_dom');
-my @pseudo = ('"any"', 'internal', 'cstring', 'anycompatible', 'anycompatiblearray');
+# types a plpgsql function of ours cannot take
+my $not_plpgsql = qr/^("any"|internal|cstring|record|anycompatible\w*)$/;
 
 # Everything the hostile role plants in $schema of database $db, ndd being
 # in $nsp; $copies: it may also copy ndd's own signatures there.
@@ -255,7 +256,7 @@ sub hostile_sql
 	for my $f (catalog_functions($db, 'pg_catalog', \%pg_functions))
 	{
 		next if $f->{variadic} eq 't';
-		next if grep { my $t = $_; grep { $t eq $_ } @pseudo } @{ $f->{args} }, $f->{rettype};
+		next if $f->{rettype} eq 'internal' || grep { /$not_plpgsql/ } @{ $f->{args} };
 		my $sig = "$f->{name}(" . join(',', @{ $f->{args} }) . ')';
 		next if $seen{$sig}++;
 		$sql .= hostile_function($schema, $f, $f->{args});

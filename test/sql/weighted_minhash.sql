@@ -51,6 +51,27 @@ SELECT weighted_minhash_sketch('text', unit => 'sentence');
 \echo :SQLSTATE
 SELECT weighted_jaccard(ARRAY['a'], ARRAY[1]::float8[], ARRAY['a'], ARRAY[1,2]::float8[]);
 \echo :SQLSTATE
+-- features and weights pair up by position: arrays of more than one
+-- dimension are refused, features or weights, in every array form
+SELECT weighted_minhash_sketch(array[['a','b'],['c','d']], array[1,2,3,4]);
+\echo :SQLSTATE
+SELECT weighted_minhash_sketch(ARRAY['a','b','c','d'], ARRAY[[1,2],[3,4]]::float8[]);
+\echo :SQLSTATE
+SELECT weighted_minhash_sketch(ARRAY[[1,2]]::bigint[], ARRAY[1,2]::float8[]);
+\echo :SQLSTATE
+SELECT weighted_minhash_sketch(ARRAY[1,2]::bigint[], ARRAY[[1],[2]]::float8[]);
+\echo :SQLSTATE
+SELECT weighted_jaccard(ARRAY[['a'],['b']], ARRAY[1,2]::float8[], ARRAY['a'], ARRAY[1]::float8[]);
+\echo :SQLSTATE
+SELECT weighted_jaccard(ARRAY['a'], ARRAY[1]::float8[], ARRAY['a','b'], ARRAY[[1,2]]::float8[]);
+\echo :SQLSTATE
+SELECT weighted_jaccard(ARRAY[[1,2]]::bigint[], ARRAY[1,2]::float8[], ARRAY[1]::bigint[], ARRAY[1]::float8[]);
+\echo :SQLSTATE
+SELECT weighted_jaccard(ARRAY[1]::bigint[], ARRAY[1]::float8[], ARRAY[1,2]::bigint[], ARRAY[[[1]],[[2]]]::float8[]);
+\echo :SQLSTATE
+-- one dimension with any lower bound, or none, is fine
+SELECT weighted_minhash_sketch('[5:6]={a,b}'::text[], '[0:1]={1,1}'::float8[], num_perm => 16)::text
+     = weighted_minhash_sketch(ARRAY['a','b'], ARRAY[1,1]::float8[], num_perm => 16)::text AS lower_bounds_ignored;
 -- a weighted sketch is not compared with a plain one
 SELECT similarity(weighted_minhash_sketch('a b c'), minhash_sketch('a b c', shingle_size => 1));
 \echo :SQLSTATE

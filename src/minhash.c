@@ -29,6 +29,9 @@
  */
 #include "postgres.h"
 
+#include <float.h>
+#include <math.h>
+
 #include "access/htup_details.h"
 
 #include "catalog/pg_type.h"
@@ -293,6 +296,12 @@ minhash_sketch_array(PG_FUNCTION_ARGS)
  * VALUES is K values of 8 hex digits; FILLED, present only when some
  * positions were filled by densification, is the bitmap as K/32 words of 8
  * hex digits.  A sketch of no elements has "empty" as its VALUES.
+ *
+ * Input, text or binary, takes only values that the sketch functions can
+ * make, since similarity, containment, union and the index trust them: a
+ * plain sketch is what densifying its real positions gives (MinHashFromRaw),
+ * a weighted one holds a rank at every position (weighted_minhash.c, "What a
+ * sketch holds").
  * ---------------------------------------------------------------------
  */
 
@@ -410,51 +419,97 @@ CheckHeader(const char *input, int version, int num_perm, int source, int shingl
 							 NDD_SHINGLE_SIZE_MIN, NDD_SHINGLE_SIZE_MAX);
 }
 
+/* Is position i marked in a filled bitmap? */
+static inline bool
+BitmapHas(const uint32 *bitmap, int i)
+{
+	return (bitmap[i / 32] >> (i % 32)) & 1;
+}
+
 /*
- * Rebuild a sketch from its parts, checking what densification guarantees:
- * filled positions lie within K and leave at least one real position.
+ * The highest rank a weighted sketch can hold: ranks lie below a bound that
+ * starts at 1 / (total weight), at most 1 / WEIGHT_MIN, and doubles at most
+ * MAX_ROUNDS - 1 times; rounding to float4 keeps them at most this.
+ */
+static float4
+WeightedRankMax(void)
+{
+	return (float4) ldexp(1.0 / WEIGHTED_MINHASH_WEIGHT_MIN,
+						  WEIGHTED_MINHASH_MAX_ROUNDS - 1);
+}
+
+/*
+ * Error out unless a weighted sketch's values are ranks: normal positive
+ * float4 (the lowest rank is far above FLT_MIN for any weights) no larger
+ * than WeightedRankMax().  Negative, zero, NaN or infinite ranks would make
+ * containment() and the union wrong.
+ */
+static void
+CheckRanks(const char *input, int num_perm, const uint32 *values)
+{
+	float4		max = WeightedRankMax();
+
+	for (int i = 0; i < num_perm; i++)
+	{
+		float4		r;
+
+		memcpy(&r, &values[i], sizeof(r));
+		/* NaN fails both */
+		if (!(r >= FLT_MIN && r <= max))
+			MINHASH_SYNTAX_ERROR(input, "Value %d of a weighted sketch is %08x, the float4 %g: a rank is a float4 from %g to %g.",
+								 i + 1, values[i], r, FLT_MIN, max);
+	}
+}
+
+/*
+ * Rebuild a sketch from its parts, refusing what no sketch function makes.
+ * A filled bitmap lies within K and leaves a real position.  A weighted
+ * sketch fills none and holds ranks.  A plain one is what densifying its
+ * real positions gives: no real position holds MINHASH_EMPTY_VALUE (a bin
+ * no element reached) and each filled one holds the value densification
+ * copies there.
  */
 static MinHash *
 MinHashAssemble(const char *input, int num_perm, int source, int shingle_size,
 				int32 seed, bool empty, const uint32 *values, const uint32 *filled)
 {
+	bool		weighted = MinHashSourceIsWeighted(source);
+	uint32	   *raw = palloc(num_perm * sizeof(uint32));
 	int			nfilled = 0;
-	bool		has_filled;
 	MinHash    *mh;
 
-	if (filled)
+	if (filled && num_perm % 32 != 0 &&
+		(filled[num_perm / 32] >> (num_perm % 32)) != 0)
+		MINHASH_SYNTAX_ERROR(input, "The filled bitmap has bits beyond num_perm.");
+	for (int i = 0; i < num_perm; i++)
+	{
+		bool		is_filled = filled != NULL && BitmapHas(filled, i);
+
+		nfilled += is_filled;
+		raw[i] = (empty || is_filled) ? MINHASH_EMPTY_VALUE : values[i];
+	}
+	if (nfilled == num_perm)
+		MINHASH_SYNTAX_ERROR(input, "The filled bitmap leaves no real position.");
+	if (!empty && weighted)
+	{
+		if (nfilled > 0)
+			MINHASH_SYNTAX_ERROR(input, "A weighted sketch has no filled positions: each holds a rank.");
+		CheckRanks(input, num_perm, values);
+	}
+	else if (!empty)
 	{
 		for (int i = 0; i < num_perm; i++)
-			nfilled += (filled[i / 32] >> (i % 32)) & 1;
-		if (num_perm % 32 != 0 &&
-			(filled[num_perm / 32] >> (num_perm % 32)) != 0)
-			MINHASH_SYNTAX_ERROR(input, "The filled bitmap has bits beyond num_perm.");
-		if (nfilled == num_perm)
-			MINHASH_SYNTAX_ERROR(input, "The filled bitmap leaves no real position.");
+			if (values[i] == MINHASH_EMPTY_VALUE && !(filled && BitmapHas(filled, i)))
+				MINHASH_SYNTAX_ERROR(input, "Value %d is ffffffff, the mark of a bin no element reached, but is not marked as filled.",
+									 i + 1);
 	}
-	has_filled = nfilled > 0;
-	mh = palloc0(MINHASH_SIZE(num_perm, has_filled));
-	SET_VARSIZE(mh, MINHASH_SIZE(num_perm, has_filled));
-	mh->version = MINHASH_VERSION;
-	mh->source = source;
-	mh->shingle_size = shingle_size;
-	mh->num_perm = num_perm;
-	mh->seed = seed;
-	if (empty)
-	{
-		mh->flags = MINHASH_FLAG_EMPTY;
-		memset(mh->values, 0xFF, num_perm * sizeof(uint32));
-	}
-	else
-	{
-		memcpy(mh->values, values, num_perm * sizeof(uint32));
-		if (has_filled)
-		{
-			mh->flags = MINHASH_FLAG_FILLED;
-			memcpy(MINHASH_FILLED_BITMAP(mh), filled,
-				   MINHASH_BITMAP_WORDS(num_perm) * sizeof(uint32));
-		}
-	}
+	mh = MinHashFromRaw(raw, num_perm, source, shingle_size, seed);
+	/* only a filled position can differ: densification chose its value */
+	for (int i = 0; i < num_perm && !empty; i++)
+		if (mh->values[i] != values[i])
+			MINHASH_SYNTAX_ERROR(input, "Value %d is filled and is %08x, but densification fills it with %08x.",
+								 i + 1, values[i], mh->values[i]);
+	pfree(raw);
 	return mh;
 }
 
@@ -609,7 +664,7 @@ MinHashSetSize(const MinHash *mh)
 	int			k = mh->num_perm;
 	int			seen = 0;
 	double		exposure = 0.0;
-	bool		weighted = mh->source >= MINHASH_SOURCE_WEIGHTED_WORD;
+	bool		weighted = MinHashSourceIsWeighted(mh->source);
 
 	if (mh->flags & MINHASH_FLAG_EMPTY)
 		return 0.0;

@@ -35,6 +35,22 @@ MinHashSourceIsArray(int source)
 		source == MINHASH_SOURCE_WEIGHTED_TEXT || source == MINHASH_SOURCE_WEIGHTED_BIGINT;
 }
 
+/* Sketches of weighted sets hold float4 ranks (weighted_minhash.c). */
+static inline bool
+MinHashSourceIsWeighted(int source)
+{
+	return source >= MINHASH_SOURCE_WEIGHTED_WORD && source <= MINHASH_SOURCE_WEIGHTED_BIGINT;
+}
+
+/*
+ * weighted_minhash.c: the weights a feature may have (0 leaves it out), and
+ * how many rank bounds it tries, each double the last, before giving up.
+ * They bound the ranks a weighted sketch can hold, which minhash_in checks.
+ */
+#define WEIGHTED_MINHASH_WEIGHT_MIN		1e-12
+#define WEIGHTED_MINHASH_WEIGHT_MAX		1e15
+#define WEIGHTED_MINHASH_MAX_ROUNDS		64
+
 /* flags */
 #define MINHASH_FLAG_EMPTY		0x01	/* made from no elements at all */
 #define MINHASH_FLAG_FILLED		0x02	/* some positions were filled by

@@ -46,6 +46,19 @@
  * a float4 rank about once in 2^24 comparisons, far below the estimate's own
  * error.  Weights are bounded (WEIGHT_MIN, WEIGHT_MAX) so that every rank is
  * a normal float4.
+ *
+ * What a sketch holds
+ * -------------------
+ * The sketch of an empty set is marked empty.  Any other has a rank at every
+ * position (nothing is left to densification, so no filled bitmap), and a
+ * rank is a positive float4 below the last rank bound: that bound starts at
+ * 1 / W, W >= WEIGHT_MIN, and doubles at most MAX_ROUNDS - 1 times, so no
+ * rank exceeds 2^63 / WEIGHT_MIN (9.2e30) rounded to float4.  The lowest
+ * rank is the first dart of a cell in region (nu, 0), -ln(u) >= 2^-33 times
+ * a height 2^-nu > 1 / (1 + T w): with T at most T(1024) and w at most
+ * WEIGHT_MAX times the 2^27 elements an array can hold, no rank is below
+ * about 8.5e-38, a normal float4.  minhash_in and minhash_recv take nothing
+ * else for a weighted unit (minhash.c).
  */
 #include "postgres.h"
 
@@ -64,12 +77,12 @@
 #include "ndd.h"
 #include "shingle.h"
 
-/* The weights a feature may have (0 leaves it out). */
-#define WEIGHT_MIN		1e-12
-#define WEIGHT_MAX		1e15
+/* The weights a feature may have (0 leaves it out), from minhash.h. */
+#define WEIGHT_MIN		WEIGHTED_MINHASH_WEIGHT_MIN
+#define WEIGHT_MAX		WEIGHTED_MINHASH_WEIGHT_MAX
 
 /* Rank bounds tried before giving up: each doubles the last. */
-#define MAX_ROUNDS		64
+#define MAX_ROUNDS		WEIGHTED_MINHASH_MAX_ROUNDS
 
 
 /* A feature: the hash of its name, and its weight. */

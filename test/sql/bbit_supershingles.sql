@@ -44,11 +44,12 @@ FROM ss_pairs WHERE pair = 1001;
 
 -- Which positions: with K = 128 and 6 groups, group g is positions
 -- 21g .. 21g + 20 and positions 126 and 127 are not used.  Changing the
--- last value changes nothing; changing the first changes group 0 only.
+-- last value changes nothing; changing the first changes group 0 only
+-- (to fffffffe: ffffffff marks an empty bin, which a real position never holds).
 WITH s AS (SELECT sa::text AS t FROM ss_pairs WHERE pair = 1001),
      v AS (SELECT minhash_supershingles(t::minhash) AS orig,
-                  minhash_supershingles(overlay(t PLACING 'ffffffff' FROM length(t) - 7)::minhash) AS last_changed,
-                  minhash_supershingles(overlay(t PLACING 'ffffffff' FROM position(':' IN t) + 1)::minhash) AS first_changed
+                  minhash_supershingles(overlay(t PLACING 'fffffffe' FROM length(t) - 7)::minhash) AS last_changed,
+                  minhash_supershingles(overlay(t PLACING 'fffffffe' FROM position(':' IN t) + 1)::minhash) AS first_changed
            FROM s)
 SELECT orig = last_changed AS last_position_unused,
        orig[1] <> first_changed[1] AND orig[2:6] = first_changed[2:6] AS first_in_group_0

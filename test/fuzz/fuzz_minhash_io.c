@@ -1,7 +1,8 @@
 /*
  * fuzz_minhash_io.c
  *		minhash_in on arbitrary text.  A refused literal must be refused with
- *		22P02; an accepted one must be a valid minhash that survives
+ *		22P02; an accepted one must be a value the sketch functions can make
+ *		(minhash_check.h), similar to and contained in itself, that survives
  *		out -> in and send -> recv byte for byte.
  */
 #include "minhash_check.h"

@@ -2,9 +2,10 @@
  * fuzz_minhash_recv.c
  *		minhash_recv on arbitrary bytes: recv accepts exactly what in accepts.
  *		A refused value must be refused with 22P02 (bad fields), 08P01 (too
- *		short) or 22P03 (bytes left over); an accepted one must be a valid
- *		minhash whose text form minhash_in accepts and reads back to the same
- *		bytes, and whose binary form is received back unchanged.
+ *		short) or 22P03 (bytes left over); an accepted one must be a value
+ *		the sketch functions can make (minhash_check.h) whose text form
+ *		minhash_in accepts and reads back to the same bytes, and whose binary
+ *		form is received back unchanged.
  */
 #include "minhash_check.h"
 

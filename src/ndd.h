@@ -121,4 +121,18 @@ NddCheckNoNulls(ArrayType *arr, const char *argname)
 				 errdetail("Argument \"%s\" has a null element.", argname)));
 }
 
+/*
+ * Error out unless the array argument argname has at most one dimension:
+ * features and weights pair up by position, which a matrix does not define.
+ */
+static inline void
+NddCheckOneDimension(ArrayType *arr, const char *argname)
+{
+	if (ARR_NDIM(arr) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("features and weights must be one-dimensional arrays"),
+				 errdetail("\"%s\" has %d dimensions.", argname, ARR_NDIM(arr))));
+}
+
 #endif							/* NDD_H */

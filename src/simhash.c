@@ -360,13 +360,17 @@ simhash_array_weighted(PG_FUNCTION_ARGS)
 	ArrayType  *features = PG_GETARG_ARRAYTYPE_P(0);
 	ArrayType  *weights = PG_GETARG_ARRAYTYPE_P(1);
 	int32		seed = PG_GETARG_INT32(2);
-	int			nfeatures = ArrayGetNItems(ARR_NDIM(features), ARR_DIMS(features));
-	int			nweights = ArrayGetNItems(ARR_NDIM(weights), ARR_DIMS(weights));
+	int			nfeatures;
+	int			nweights;
 	Datum	   *wdatums;
 	SimHashWeightedVotes votes;
 	float8	   *w;
 	SimHash		v = 0;
 
+	NddCheckOneDimension(features, "features");
+	NddCheckOneDimension(weights, "weights");
+	nfeatures = ArrayGetNItems(ARR_NDIM(features), ARR_DIMS(features));
+	nweights = ArrayGetNItems(ARR_NDIM(weights), ARR_DIMS(weights));
 	if (nfeatures != nweights)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -197,20 +197,6 @@ HashArrayAdd(void *arg, const uint64 *hashes, int n)
 }
 
 /*
- * Error out unless an array argument has at most one dimension: features and
- * weights pair up by position, which a matrix does not define.
- */
-static void
-CheckOneDimension(ArrayType *arr, const char *argname)
-{
-	if (ARR_NDIM(arr) > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("features and weights must be one-dimensional arrays"),
-				 errdetail("\"%s\" has %d dimensions.", argname, ARR_NDIM(arr))));
-}
-
-/*
  * The weighted set of features[i] at weights[i], merged: the features hashed
  * as minhash_sketch(text[] | bigint[]) hashes them.
  */
@@ -223,8 +209,8 @@ FeaturesFromArrays(ArrayType *features, ArrayType *weights, uint64 seed,
 	Datum	   *w;
 	HashArray	h;
 
-	CheckOneDimension(features, features_arg);
-	CheckOneDimension(weights, weights_arg);
+	NddCheckOneDimension(features, features_arg);
+	NddCheckOneDimension(weights, weights_arg);
 	nfeatures = ArrayGetNItems(ARR_NDIM(features), ARR_DIMS(features));
 	nweights = ArrayGetNItems(ARR_NDIM(weights), ARR_DIMS(weights));
 	NddCheckNoNulls(weights, weights_arg);

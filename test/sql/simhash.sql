@@ -198,6 +198,14 @@ SELECT simhash(ARRAY[1, NULL]::bigint[]);
 \echo :SQLSTATE
 SELECT simhash(ARRAY['a', 'b'], ARRAY[1, 'NaN']::float8[]);
 \echo :SQLSTATE
+-- features or weights of more than one dimension: 2202E (they pair by
+-- position, which a matrix does not define), for text[] and bigint[]
+SELECT simhash(ARRAY[['a', 'b'], ['c', 'd']], ARRAY[1, 2, 3, 4]);
+\echo :SQLSTATE
+SELECT simhash(ARRAY['a', 'b', 'c', 'd'], ARRAY[[1, 2], [3, 4]]::float8[]);
+\echo :SQLSTATE
+SELECT simhash(ARRAY[[1, 2], [3, 4]]::bigint[], ARRAY[1, 2, 3, 4]);
+\echo :SQLSTATE
 SELECT simhash(ARRAY['a', 'b'], ARRAY['Infinity', 1]::float8[]);
 \echo :SQLSTATE
 SELECT simhash(ARRAY[1, 2]::bigint[], ARRAY[1, '-Infinity']::float8[]);

@@ -569,7 +569,7 @@ KeyExpression(Relation rel)
 /*
  * While ndd runs its statements: the role they run as (a table's owner, as
  * foreign-key checks do), search_path pinned to pg_catalog, pg_temp, no
- * sequential scan where an index serves, and for
+ * sequential scan where an index serves, no JIT, and for
  * a simhash check the % operator's distance set to the rule's.  Statements
  * are prepared in the same state they run in, so their plans stay valid.  An
  * error restores the caller's state through (sub)transaction abort.
@@ -587,6 +587,12 @@ GuardEnter(GuardState *state, Oid role, const char *hamming_threshold)
 	 * of a bulk load, growing as the square of the rows loaded.
 	 */
 	(void) set_config_option("enable_seqscan", "off",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	/*
+	 * A disabled scan is priced past jit_above_cost on a table with no index
+	 * yet: each check would be compiled, about 2 s, to look at a few rows.
+	 */
+	(void) set_config_option("jit", "off",
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	if (hamming_threshold)
 		(void) set_config_option("ndd.hamming_threshold", hamming_threshold,

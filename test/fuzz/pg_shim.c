@@ -1053,11 +1053,19 @@ tuplestore_putvalues(Tuplestorestate *state, TupleDesc tdesc,
 	UNREACHABLE("tuplestore_putvalues");
 }
 
+/*
+ * A function of fmgr.c in newer minor releases (15.20's fmgr.h declares it),
+ * a macro over pg_detoast_datum in older ones of the same major (15.18's):
+ * defined here only where the headers do not define the macro, so that the
+ * harnesses build against either.
+ */
+#ifndef DatumGetHeapTupleHeader
 HeapTupleHeader
 DatumGetHeapTupleHeader(Datum d)
 {
 	UNREACHABLE("DatumGetHeapTupleHeader");
 }
+#endif
 
 Datum
 GetAttributeByNum(HeapTupleHeader tuple, AttrNumber attrno, bool *isNull)

@@ -159,7 +159,10 @@ ndd_debian_mirror() {
 ndd_chroot_ensure() {
 	local suite=$1 dir=$NDD_CHROOT_DIR/$1
 	[ -f "$dir/.ndd-chroot-ready" ] && return 0
-	ndd_ensure_packages debootstrap
+	# debootstrap alone: NDD_PACKAGES are the packages of the caller's major
+	# (NDD_PG), which this machine's Debian does not ship when the caller
+	# wants the chroot of that major (scripts/citus.sh build with NDD_PG=18)
+	NDD_PACKAGES= ndd_ensure_packages debootstrap
 	rm -rf "$dir"
 	mkdir -p "$NDD_CHROOT_DIR"
 	say "debootstrap $suite into $dir from $(ndd_debian_mirror)"

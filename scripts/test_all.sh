@@ -12,7 +12,9 @@
 # NDD_MAJORS: the majors to run ("15 17 18" when unset).  NDD_CITUS_MAJORS:
 # those for which Citus is built first (scripts/citus.sh build, cached in the
 # chroot), so that test/t/011_citus.pl runs there ("18" when unset; it skips
-# on the others); a failed build counts as one failure.  NDD_CHROOT_DIR:
+# on the others); a failed build counts as one failure, and its log
+# (/tmp/ndd-citus-build-*.log) is kept.  A major's chroot is made before
+# anything runs in it, its Citus build included.  NDD_CHROOT_DIR:
 # where the chroots live and are kept between runs (/var/tmp/ndd-chroot).
 # NDD_DEBIAN_MIRROR: the mirror debootstrap reads (the one apt uses here).
 # Making and entering a chroot needs root; as root the clusters still run as
@@ -43,17 +45,38 @@ add_tally() {
 	failed=$((failed + ${tally%% *}))
 }
 
+# citus_build MAJOR: Citus built and installed for MAJOR (scripts/citus.sh
+# build), so that test/t/011_citus.pl runs; its output in a log of its own,
+# whose tail is shown, and which is kept when the build fails (one failure).
+citus_build() {
+	local major=$1 tarball clog
+	# without Citus's sources on this machine 011_citus says it skips
+	if ! tarball=$(bash "$NDD_TOP/scripts/citus.sh" tarball); then
+		say "no Citus tarball at $tarball: Citus is not built, test/t/011_citus.pl skips"
+		return 0
+	fi
+	clog=$(mktemp /tmp/ndd-citus-build-XXXXXX.log)
+	if NDD_PG=$major bash "$NDD_TOP/scripts/citus.sh" build >"$clog" 2>&1; then
+		tail -n 20 "$clog"
+		rm -f "$clog"
+		return 0
+	fi
+	tail -n 40 "$clog"
+	say "the Citus build for PostgreSQL $major failed; its log: $clog"
+	echo "0 passed, 1 failed" >"$log"
+	add_tally "Citus build for PostgreSQL $major (log: $clog)" "$log"
+}
+
 log=$(mktemp /tmp/ndd-test-all-XXXXXX.log)
 for major in $majors; do
-	say "PostgreSQL $major ($(ndd_suite_of "$major"))"
+	suite=$(ndd_suite_of "$major")
+	say "PostgreSQL $major ($suite)"
+	# The chroot first: the Citus build runs in it too.  When it cannot be
+	# made, ndd_run_major below tries again and the major's tally fails (a
+	# subshell: ndd_ensure_packages exits when apt fails).
+	[ -z "$suite" ] || [ "$suite" = host ] || (ndd_chroot_ensure "$suite")
 	if [[ " ${NDD_CITUS_MAJORS-18} " == *" $major "* ]]; then
-		# without Citus's sources on this machine 011_citus says it skips
-		if ! tarball=$(bash "$NDD_TOP/scripts/citus.sh" tarball); then
-			say "no Citus tarball at $tarball: Citus is not built, test/t/011_citus.pl skips"
-		else
-			NDD_PG=$major bash "$NDD_TOP/scripts/citus.sh" build 2>&1 | tail -n 20 | tee "$log"
-			[ "${PIPESTATUS[0]}" -eq 0 ] || { echo "0 passed, 1 failed" >"$log"; add_tally "Citus build for PostgreSQL $major" "$log"; }
-		fi
+		citus_build "$major"
 	fi
 	ndd_run_major "$major" ndd scripts/test.sh 2>&1 | tee "$log"
 	add_tally "PostgreSQL $major" "$log"

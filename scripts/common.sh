@@ -163,6 +163,12 @@ ndd_chroot_ensure() {
 	# (NDD_PG), which this machine's Debian does not ship when the caller
 	# wants the chroot of that major (scripts/citus.sh build with NDD_PG=18)
 	NDD_PACKAGES= ndd_ensure_packages debootstrap
+	# rm -rf through a mount left in it (the /dev of an ndd_chroot_mounted
+	# that was killed) would delete this machine's device files
+	if awk -v d="$dir/" 'index($5, d) == 1 { found = 1 } END { exit !found }' /proc/self/mountinfo; then
+		echo "something is mounted under $dir: unmount it (umount -l) before the chroot is made again" >&2
+		return 1
+	fi
 	rm -rf "$dir"
 	mkdir -p "$NDD_CHROOT_DIR"
 	say "debootstrap $suite into $dir from $(ndd_debian_mirror)"
@@ -173,10 +179,19 @@ ndd_chroot_ensure() {
 }
 
 # ndd_in_chroot SUITE COMMAND...: run COMMAND inside the chroot, with /proc and
-# /dev mounted in a mount namespace of its own (the mounts go with it).
+# /dev mounted.  Where it can, in a mount namespace of its own whose mounts
+# are private: the mounts go with it (when its last process ends, so a server
+# started inside keeps them).  Inside a container or chroot whose / is not a
+# mount point, unshare cannot make them private ("cannot change root
+# filesystem propagation: Invalid argument"): there they are mounted here for
+# the time of COMMAND (ndd_chroot_mounted).
 ndd_in_chroot() {
 	local dir=$NDD_CHROOT_DIR/$1
 	shift
+	if ! ndd_private_mounts; then
+		ndd_chroot_mounted "$dir" "$@"
+		return
+	fi
 	unshare --mount --propagation private -- bash -c '
 		dir=$1; shift
 		mount -t proc proc "$dir/proc" && mount --rbind /dev "$dir/dev" || exit 1
@@ -184,6 +199,44 @@ ndd_in_chroot() {
 			${PG_CFLAGS:+PG_CFLAGS="$PG_CFLAGS"} "$@"' bash "$dir" "$@"
 }
 
+# Whether unshare can make a mount namespace whose mounts are all private
+# (not where / is not a mount point); asked once per shell.
+# NDD_PRIVATE_MOUNTS=no takes the way without a namespace anyway.
+ndd_private_mounts() {
+	if [ -z "${NDD_PRIVATE_MOUNTS:-}" ]; then
+		NDD_PRIVATE_MOUNTS=no
+		unshare --mount --propagation private true 2>/dev/null && NDD_PRIVATE_MOUNTS=yes
+	fi
+	[ "$NDD_PRIVATE_MOUNTS" = yes ]
+}
+
+# ndd_chroot_mounted DIR COMMAND...: ndd_in_chroot without a mount namespace:
+# /proc and /dev mounted in this one, COMMAND run in the chroot, then both
+# unmounted, also when COMMAND is interrupted (a subshell, so the caller's
+# traps stay).  The copy of /dev is a slave: unmounting it must not unmount
+# /dev/pts or /dev/shm here, as it would where /dev is shared.  Two runs at
+# once stack their mounts, and each unmounts the top one when it ends: lazily
+# (-l), so the other run's processes keep what they have open and find the
+# remaining mounts, and nothing is left mounted once both ended.  A server
+# started by COMMAND outlives it: it finds /proc and /dev only while another
+# ndd_in_chroot runs (dump_restore.sh's clients, scripts/citus.sh stop).
+ndd_chroot_mounted() (
+	dir=$1
+	shift
+	mount -t proc proc "$dir/proc" || exit 1
+	mount --rbind /dev "$dir/dev" || { umount -l "$dir/proc"; exit 1; }
+	if ! mount --make-rslave "$dir/dev"; then
+		umount -l "$dir/proc"
+		echo "$dir/dev: not a slave mount, so left mounted (umount -l would propagate): unmount it by hand" >&2
+		exit 1
+	fi
+	trap 'umount -l "$dir/dev"; umount -l "$dir/proc"' EXIT
+	trap 'exit 129' HUP
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+		${PG_CFLAGS:+PG_CFLAGS="$PG_CFLAGS"} "$@"
+)
 
 # ndd_run_major MAJOR COPY SCRIPT [ARGS...]: run the tree's SCRIPT (a path
 # from the top, e.g. scripts/test.sh) with NDD_PG=MAJOR where Debian ships

@@ -85,7 +85,9 @@ build-here() {
 	exec 8>"$cache_top/lock"
 	flock 8
 	if [ ! -f "$cache/built" ]; then
-		ndd_ensure_packages libcurl4-openssl-dev liblz4-dev libzstd-dev libkrb5-dev libicu-dev
+		# xz-utils for tar -J: a fresh chroot (debootstrap --variant=minbase)
+		# has no xz
+		ndd_ensure_packages xz-utils libcurl4-openssl-dev liblz4-dev libzstd-dev libkrb5-dev libicu-dev
 		say "building $(basename "$tarball") for $("$PG_CONFIG" --version) (a few minutes, once)"
 		rm -rf "$cache"
 		src=$(mktemp -d /tmp/ndd-citus-build-XXXXXX)
@@ -94,7 +96,7 @@ build-here() {
 			(cd "$src" && ./configure PG_CONFIG="$PG_CONFIG" >"$src/configure.out" 2>&1 ||
 				{ tail -n 30 "$src/configure.out"; exit 1; }) &&
 			make -C "$src" -s -j"$(nproc)" with_llvm=no PG_CFLAGS= >"$src/make.out" 2>&1 ||
-			{ tail -n 30 "$src/make.out" >&2; rm -rf "$src"; exit 1; }
+			{ [ ! -f "$src/make.out" ] || tail -n 30 "$src/make.out" >&2; rm -rf "$src"; exit 1; }
 		make -C "$src" -s install with_llvm=no PG_CFLAGS= DESTDIR="$cache/root" >/dev/null || { rm -rf "$src" "$cache"; exit 1; }
 		rm -rf "$src"
 		touch "$cache/built"

@@ -192,6 +192,17 @@ errfinish(const char *filename, int lineno, const char *funcname)
 	siglongjmp(*PG_exception_stack, 1);
 }
 
+/* 16 dropped errorType (the headers of 17 and 18 have it so) */
+#if PG_VERSION_NUM >= 160000
+void
+ExceptionalCondition(const char *conditionName,
+					 const char *fileName, int lineNumber)
+{
+	fprintf(stderr, "shim: Assert(\"%s\") failed at %s:%d\n",
+			conditionName, fileName, lineNumber);
+	abort();
+}
+#else
 void
 ExceptionalCondition(const char *conditionName, const char *errorType,
 					 const char *fileName, int lineNumber)
@@ -200,6 +211,7 @@ ExceptionalCondition(const char *conditionName, const char *errorType,
 			errorType, conditionName, fileName, lineNumber);
 	abort();
 }
+#endif
 
 bool
 FuzzTry(void (*fn) (void *arg), void *arg)
@@ -615,8 +627,21 @@ pq_endtypsend(StringInfo buf)
 	return result;
 }
 
+/*
+ * From 16 on, heap_form_tuple and tuplestore_putvalues take const pointers
+ * (CONST16) and pq_sendbytes a const void * (the headers of 17 and 18 have
+ * it so).
+ */
+#if PG_VERSION_NUM >= 160000
+#define CONST16 const
+typedef const void *SendBytesData;
+#else
+#define CONST16
+typedef const char *SendBytesData;
+#endif
+
 void
-pq_sendbytes(StringInfo buf, const char *data, int datalen)
+pq_sendbytes(StringInfo buf, SendBytesData data, int datalen)
 {
 	appendBinaryStringInfo(buf, data, datalen);
 }
@@ -631,8 +656,14 @@ pq_getmsgbyte(StringInfo msg)
 	return (unsigned char) msg->data[msg->cursor++];
 }
 
+/* a void * from 18 on (17.12's headers: char *, 18.6's: void *) */
+#if PG_VERSION_NUM >= 180000
+void
+pq_copymsgbytes(StringInfo msg, void *buf, int datalen)
+#else
 void
 pq_copymsgbytes(StringInfo msg, char *buf, int datalen)
+#endif
 {
 	if (datalen < 0 || datalen > (msg->len - msg->cursor))
 		ereport(ERROR,
@@ -1041,14 +1072,14 @@ get_call_result_type(FunctionCallInfo fcinfo, Oid *resultTypeId,
 }
 
 HeapTuple
-heap_form_tuple(TupleDesc tupleDescriptor, Datum *values, bool *isnull)
+heap_form_tuple(TupleDesc tupleDescriptor, CONST16 Datum *values, CONST16 bool *isnull)
 {
 	UNREACHABLE("heap_form_tuple");
 }
 
 void
 tuplestore_putvalues(Tuplestorestate *state, TupleDesc tdesc,
-					 Datum *values, bool *isnull)
+					 CONST16 Datum *values, CONST16 bool *isnull)
 {
 	UNREACHABLE("tuplestore_putvalues");
 }

@@ -20,9 +20,11 @@
  * through.  Inserts, updates and deletes are GIN's own.
  *
  * The passage is given with its threshold and its shingling as a
- * containment_query, built by containment_query(): the index serves one
- * shingling (its options), and a query shingled otherwise is an error, never
- * a silent empty answer.
+ * containment_query, built by containment_query(): an index serves the
+ * queries of its own shingling (its options).  Asked a query shingled
+ * otherwise, it matches every row, so that the answer stays exact (the
+ * recheck shingles as the query asks) and the planner, which prices that as
+ * reading the whole index, prefers an index that matches or a scan.
  */
 #include "postgres.h"
 
@@ -38,6 +40,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
+#include "containment.h"
 #include "gin_enough_keys.h"
 #include "ndd.h"
 #include "shingle.h"
@@ -212,6 +215,23 @@ gin_containment_options(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+/* The shingling of a containment_ops index column, from its parsed options. */
+void
+ContainmentIndexShingling(const bytea *options, ShingleConfig *cfg)
+{
+	const ContainmentGinOptions *opts = (const ContainmentGinOptions *) options;
+
+	ShingleConfigInit(cfg, ShingleUnitName((ShingleUnit) opts->unit),
+					  opts->shingle_size, opts->strip_html, 0);
+}
+
+/* Do two shinglings give the same shingles? */
+bool
+ContainmentSameShingling(const ShingleConfig *a, const ShingleConfig *b)
+{
+	return a->unit == b->unit && a->size == b->size && a->strip_html == b->strip_html;
+}
+
 /* The shingling of the index column being scanned or built. */
 static void
 IndexShingling(FunctionCallInfo fcinfo, ShingleConfig *cfg, ContainmentGinOptions **opts)
@@ -219,8 +239,7 @@ IndexShingling(FunctionCallInfo fcinfo, ShingleConfig *cfg, ContainmentGinOption
 	if (!PG_HAS_OPCLASS_OPTIONS())
 		elog(ERROR, "containment_ops called without its options");
 	*opts = (ContainmentGinOptions *) PG_GET_OPCLASS_OPTIONS();
-	ShingleConfigInit(cfg, ShingleUnitName((ShingleUnit) (*opts)->unit),
-					  (*opts)->shingle_size, (*opts)->strip_html, 0);
+	ContainmentIndexShingling((bytea *) *opts, cfg);
 }
 
 /* The key of a 64-bit shingle hash: its low key_bits bits, both halves mixed. */
@@ -311,15 +330,13 @@ gin_extract_query_containment(PG_FUNCTION_ARGS)
 		*search_mode = GIN_SEARCH_MODE_DEFAULT;
 		PG_RETURN_POINTER(NULL);
 	}
-	if (q.cfg.unit != cfg.unit || q.cfg.size != cfg.size || q.cfg.strip_html != cfg.strip_html)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("containment query is not shingled as the index is"),
-				 errdetail("The index holds shingles of shingle_size %d, unit %s, strip_html %s; the query asks for shingle_size %d, unit %s, strip_html %s.",
-						   cfg.size, ShingleUnitName(cfg.unit), cfg.strip_html ? "true" : "false",
-						   q.cfg.size, ShingleUnitName(q.cfg.unit), q.cfg.strip_html ? "true" : "false"),
-				 errhint("Build the query with containment_query(passage, threshold, shingle_size => %d, unit => '%s', strip_html => %s).",
-						 cfg.size, ShingleUnitName(cfg.unit), cfg.strip_html ? "true" : "false")));
+	/* another index's query: every row, and the recheck decides */
+	if (!ContainmentSameShingling(&q.cfg, &cfg))
+	{
+		*nkeys = 0;
+		*search_mode = GIN_SEARCH_MODE_ALL;
+		PG_RETURN_POINTER(NULL);
+	}
 
 	/* 1. the passage's keys: no shingle, no row (its containment is 0) */
 	set = ShingleSet(VARDATA_ANY(q.passage), VARSIZE_ANY_EXHDR(q.passage), &cfg, &n);

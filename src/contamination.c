@@ -8,12 +8,21 @@
  * One call, one item at a time: each item is a containment query through
  * the documents' containment_ops index (containment.c), so the work grows
  * with the items times the candidates each one's keys bring, not with
- * items times documents.  The index is required: without one the call
- * would compare every item with every document, and it says so instead.
+ * items times documents.  The index is required, of the items' shingling
+ * and in any position of its columns: without one the call would compare
+ * every item with every document, and it says so instead.  Where the
+ * column has indexes of other shinglings too, each item is planned with
+ * its value, so that the planner sees that only the matching index narrows
+ * the rows (containment.c).
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/relation.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -21,8 +30,11 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
+#include "containment.h"
 #include "ndd.h"
 #include "shingle.h"
 #include "sketch_column.h"
@@ -31,15 +43,6 @@
 #define ITEM_BATCH			100
 /* Items between two progress notices. */
 #define PROGRESS_EVERY		1000
-
-/* a containment_ops index on column $2 of relation $1, opclass in schema $3 */
-#define CONTAMINATION_INDEX_SQL \
-	"SELECT 1 FROM pg_catalog.pg_index i\n" \
-	"JOIN pg_catalog.pg_opclass o ON o.oid OPERATOR(pg_catalog.=) i.indclass[0]\n" \
-	"WHERE i.indrelid OPERATOR(pg_catalog.=) $1 AND i.indkey[0] OPERATOR(pg_catalog.=) $2\n" \
-	"  AND i.indisvalid AND i.indpred IS NULL\n" \
-	"  AND o.opcname OPERATOR(pg_catalog.=) 'containment_ops'::pg_catalog.name\n" \
-	"  AND o.opcnamespace OPERATOR(pg_catalog.=) $3"
 
 /* the items: %1$s the table, %2$s the id column, %3$s the text column */
 #define CONTAMINATION_ITEMS_SQL \
@@ -70,6 +73,50 @@ ResolveTextColumn(Oid relid, const char *name, AttrNumber *attnum)
 				 errmsg("column \"%s\" of relation \"%s\" is not of a text type",
 						name, get_rel_name(relid)),
 				 errdetail("Containment compares the shingles of texts.")));
+}
+
+/*
+ * Is column attnum of relid a key, in any position, of a valid, unpartial
+ * containment_ops index (opclass) shingled as cfg?  *others counts its
+ * containment_ops indexes shingled otherwise.
+ */
+static bool
+FindContainmentIndex(Oid relid, AttrNumber attnum, Oid opclass, const ShingleConfig *cfg,
+					 int *others)
+{
+	Relation	rel = relation_open(relid, AccessShareLock);
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+	bool		found = false;
+
+	*others = 0;
+	foreach(lc, indexes)
+	{
+		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
+		Form_pg_index form = index->rd_index;
+		bool		isnull;
+		oidvector  *indclass;
+
+		indclass = (oidvector *) DatumGetPointer(SysCacheGetAttr(INDEXRELID, index->rd_indextuple,
+																 Anum_pg_index_indclass, &isnull));
+		if (form->indisvalid && heap_attisnull(index->rd_indextuple, Anum_pg_index_indpred, NULL))
+			for (int col = 0; col < form->indnkeyatts; col++)
+			{
+				ShingleConfig index_cfg;
+
+				if (form->indkey.values[col] != attnum || indclass->values[col] != opclass)
+					continue;
+				ContainmentIndexShingling(RelationGetIndexAttOptions(index, false)[col], &index_cfg);
+				if (ContainmentSameShingling(&index_cfg, cfg))
+					found = true;
+				else
+					(*others)++;
+			}
+		index_close(index, AccessShareLock);
+	}
+	list_free(indexes);
+	relation_close(rel, AccessShareLock);
+	return found;
 }
 
 /* "00:00:01.5 so far", since started */
@@ -105,6 +152,8 @@ contamination_pairs(PG_FUNCTION_ARGS)
 	ShingleConfig cfg;
 	AttrNumber	doc_attnum;
 	Oid			id_type;
+	Oid			opclass;
+	int			others;
 	SPIPlanPtr	probe;
 	Oid			probe_types[5] = {TEXTOID, FLOAT8OID, INT4OID, TEXTOID, BOOLOID};
 	Datum		probe_args[5];
@@ -126,32 +175,34 @@ contamination_pairs(PG_FUNCTION_ARGS)
 	ResolveTextColumn(docs, doc_column, &doc_attnum);
 	ResolveIdColumn(docs, doc_id, "Pairs name documents by bigint ids.", &id_type);
 
+	/* 2. the documents' index, without which every pair would be compared */
+	opclass = get_opclass_oid(GIN_AM_OID, list_make2(makeString(get_namespace_name(ndd_nsp)),
+													 makeString("containment_ops")), false);
+	if (!FindContainmentIndex(docs, doc_attnum, opclass, &cfg, &others))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 others == 0 ?
+				 errmsg("column \"%s\" of relation \"%s\" has no containment_ops index",
+						doc_column, get_rel_name(docs)) :
+				 errmsg("column \"%s\" of relation \"%s\" has no containment_ops index of shingle_size %d, unit %s, strip_html %s",
+						doc_column, get_rel_name(docs),
+						cfg.size, ShingleUnitName(cfg.unit), strip_html ? "true" : "false"),
+				 others == 0 ?
+				 errdetail("Without one every item would be compared with every document.") :
+				 errdetail("Its containment_ops indexes hold other shingles, and without one of the items' shingling every item would be compared with every document."),
+				 errhint("CREATE INDEX ON %s USING gin (%s containment_ops(shingle_size = %d, unit = '%s', strip_html = %s));",
+						 QualifiedTableName(docs), quote_identifier(doc_column),
+						 cfg.size, ShingleUnitName(cfg.unit), strip_html ? "true" : "false")));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "contamination_pairs: SPI_connect failed");
 
-	/* 2. the documents' index, without which every pair would be compared */
-	{
-		Oid			types[3] = {OIDOID, INT2OID, OIDOID};
-		Datum		args[3] = {ObjectIdGetDatum(docs), Int16GetDatum(doc_attnum),
-		ObjectIdGetDatum(ndd_nsp)};
-
-		if (SPI_execute_with_args(CONTAMINATION_INDEX_SQL, 3, types, args, NULL, true, 1) != SPI_OK_SELECT)
-			elog(ERROR, "contamination_pairs: the index query failed");
-		if (SPI_processed == 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("column \"%s\" of relation \"%s\" has no containment_ops index",
-							doc_column, get_rel_name(docs)),
-					 errdetail("Without one every item would be compared with every document."),
-					 errhint("CREATE INDEX ON %s USING gin (%s containment_ops(shingle_size = %d, unit = '%s', strip_html = %s));",
-							 QualifiedTableName(docs), quote_identifier(doc_column),
-							 cfg.size, ShingleUnitName(cfg.unit), strip_html ? "true" : "false")));
-	}
-
-	/* 3. the probe of one item, planned once */
-	probe = SPI_prepare(psprintf(CONTAMINATION_PROBE_SQL, ndd, QualifiedTableName(docs),
-								 quote_identifier(doc_id), quote_identifier(doc_column)),
-						5, probe_types);
+	/*
+	 * 3. the probe of one item, planned once; or for each item where indexes
+	 * of other shinglings could serve a plan made without its value
+	 */
+	probe = SPI_prepare_cursor(psprintf(CONTAMINATION_PROBE_SQL, ndd, QualifiedTableName(docs),
+										quote_identifier(doc_id), quote_identifier(doc_column)),
+							   5, probe_types, others > 0 ? CURSOR_OPT_CUSTOM_PLAN : 0);
 	if (probe == NULL)
 		elog(ERROR, "contamination_pairs: SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
 	probe_args[1] = Float8GetDatum(threshold);

@@ -121,10 +121,10 @@ UPDATE cdocs SET body = c_words(id, 100) WHERE id % 30 = 0;
 DELETE FROM cdocs WHERE id % 50 = 0;
 INSERT INTO cdocs SELECT 5000 + p, c_words(p, 40) || ' ' || c_passage(p) FROM generate_series(0, 79, 7) p;
 SELECT * FROM c_compare('after changes');
--- a query shingled otherwise than the index is refused, not answered empty
+-- a query shingled otherwise than the index is answered, through the whole
+-- index and the recheck where scans are off (more in (f))
 SET enable_seqscan = off;
 SELECT count(*) FROM cdocs WHERE body @> containment_query('w1 w2 w3 w4', 0.5, shingle_size => 3);
-\echo :SQLSTATE
 -- a passage without shingles matches nothing, through the index too
 SELECT count(*) FROM cdocs WHERE body @> containment_query('', 0.5);
 RESET enable_seqscan;
@@ -194,3 +194,57 @@ SELECT abs(avg(c) - 0.5) <= 4 * stddev(c) / sqrt(count(*)) AS weighted_unbiased
 FROM (SELECT containment(weighted_minhash_sketch(ARRAY[g * 10 + 1, g * 10 + 2]::bigint[], ARRAY[3, 3]::float8[]),
                          weighted_minhash_sketch(ARRAY[g * 10 + 1, g * 10 + 3]::bigint[], ARRAY[3, 6]::float8[])) AS c
       FROM generate_series(1, 300) g) w;
+
+-------------------------------------------------------------------------
+-- (f) Indexes of several shinglings: a query is answered by an index of
+--     its own shingling or by a scan, never refused; an index shingled
+--     otherwise is priced as reading all of it and left aside.  A column
+--     indexed in the second place of a multicolumn index serves too.
+-------------------------------------------------------------------------
+CREATE TABLE c2docs AS SELECT id, c_words(-id, 30) AS t2, body FROM cdocs WHERE id <= 300;
+ALTER TABLE c2docs ADD PRIMARY KEY (id);
+CREATE INDEX c2_multi ON c2docs USING gin (t2 containment_ops, body containment_ops(shingle_size = 3));
+ANALYZE c2docs;
+-- contamination_pairs finds body in the second place
+SELECT count(*) > 0 AS pairs,
+       bool_and(containment = containment(i.question, d.body, 3)) AS right_scores
+FROM contamination_pairs('citems', 'question', 'item', 'c2docs', 'body', 'id', threshold => 0.7, shingle_size => 3) c
+JOIN citems i ON i.item = c.item_id JOIN c2docs d ON d.id = c.doc_id;
+CREATE INDEX c2_body5 ON c2docs USING gin (body containment_ops);
+-- each shingling its index; a third, none: a scan
+EXPLAIN (COSTS OFF) SELECT id FROM c2docs WHERE body @> containment_query('w1 w2 w3 w4 w5 w6', 0.7);
+EXPLAIN (COSTS OFF) SELECT id FROM c2docs WHERE body @> containment_query('w1 w2 w3 w4 w5 w6', 0.7, shingle_size => 3);
+EXPLAIN (COSTS OFF) SELECT id FROM c2docs WHERE body @> containment_query('w1 w2 w3 w4 w5 w6', 0.7, shingle_size => 4);
+-- with scans off, either index serves any shingling: the same rows as a scan
+CREATE FUNCTION c2_compare(size int) RETURNS TABLE (shingle_size int, matches bigint, equal boolean)
+LANGUAGE plpgsql AS $$
+BEGIN
+    SET LOCAL enable_seqscan = off;
+    CREATE TEMP TABLE c_by_index AS
+    SELECT q.p, q.t, d.id FROM cqueries q
+    JOIN LATERAL (SELECT d.id FROM c2docs d WHERE d.body @> containment_query(q.passage, q.t, size)) d ON true
+    WHERE q.p < 30;
+    SET LOCAL enable_seqscan = on; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_indexscan = off;
+    CREATE TEMP TABLE c_by_scan AS
+    SELECT q.p, q.t, d.id FROM cqueries q, c2docs d
+    WHERE q.p < 30 AND containment(q.passage, d.body, size) >= q.t;
+    RETURN QUERY SELECT size, (SELECT count(*) FROM c_by_scan),
+        NOT EXISTS (SELECT * FROM c_by_index EXCEPT SELECT * FROM c_by_scan)
+        AND NOT EXISTS (SELECT * FROM c_by_scan EXCEPT SELECT * FROM c_by_index);
+    DROP TABLE c_by_index, c_by_scan;
+END $$;
+SELECT c.* FROM generate_series(3, 5) s, c2_compare(s) c;
+-- contamination_pairs takes the index of the items' shingling
+CREATE FUNCTION c2_contamination(size int) RETURNS TABLE (shingle_size int, pairs bigint, same boolean)
+LANGUAGE sql AS $$
+    WITH found AS (SELECT * FROM contamination_pairs('citems', 'question', 'item', 'c2docs', 'body', 'id',
+                                                     threshold => 0.7, shingle_size => size)),
+         by_hand AS (SELECT i.item, d.id, containment(i.question, d.body, size) AS c
+                     FROM citems i, c2docs d WHERE containment(i.question, d.body, size) >= 0.7)
+    SELECT size, (SELECT count(*) FROM by_hand),
+           NOT EXISTS (SELECT * FROM found EXCEPT SELECT * FROM by_hand)
+           AND NOT EXISTS (SELECT * FROM by_hand EXCEPT SELECT * FROM found) $$;
+SELECT * FROM c2_contamination(3);
+SELECT * FROM c2_contamination(5);
+SELECT * FROM contamination_pairs('citems', 'question', 'item', 'c2docs', 'body', 'id', shingle_size => 4);
+\echo :SQLSTATE

@@ -59,6 +59,19 @@
 	"WHERE d.%4$s::pg_catalog.text OPERATOR(%1$s.@>) %1$s.containment_query($1, $2, $3, $4, $5)\n" \
 	"  AND d.%3$s IS NOT NULL"
 
+/* Error out unless relid names a relation, which stays locked (42P01, not "(null)"). */
+static void
+CheckRelationExists(Oid relid)
+{
+	Relation	rel = try_relation_open(relid, AccessShareLock);
+
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	relation_close(rel, NoLock);
+}
+
 /* Error out unless column name of relid is of a text type. */
 static void
 ResolveTextColumn(Oid relid, const char *name, AttrNumber *attnum)
@@ -162,8 +175,10 @@ contamination_pairs(PG_FUNCTION_ARGS)
 	uint64		nitems = 0;
 	uint64		npairs = 0;
 
-	/* 1. the arguments: a threshold, a shingling, text columns, integer ids */
+	/* 1. the arguments: relations, a threshold, a shingling, text columns, integer ids */
 	InitMaterializedSRF(fcinfo, 0);
+	CheckRelationExists(items);
+	CheckRelationExists(docs);
 	NddCheckThreshold(threshold);
 	ShingleConfigInit(&cfg, text_to_cstring(unit), shingle_size, strip_html, 0);
 	{

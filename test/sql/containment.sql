@@ -167,6 +167,11 @@ SELECT * FROM contamination_pairs('citems', 'question', 'item', 'cqueries', 'pas
 \echo :SQLSTATE
 SELECT * FROM contamination_pairs('citems', 'question', 'item', 'cdocs', 'body', 'id', shingle_size => 3);
 \echo :SQLSTATE
+-- a relation that does not exist, by OID
+SELECT * FROM contamination_pairs(0, 'question', 'item', 'cdocs', 'body', 'id');
+\echo :SQLSTATE
+SELECT * FROM contamination_pairs('citems', 'question', 'item', 0, 'body', 'id');
+\echo :SQLSTATE
 
 -------------------------------------------------------------------------
 -- (e) containment(query minhash, doc minhash): an estimate from sketches,

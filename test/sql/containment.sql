@@ -253,3 +253,51 @@ SELECT * FROM c2_contamination(3);
 SELECT * FROM c2_contamination(5);
 SELECT * FROM contamination_pairs('citems', 'question', 'item', 'c2docs', 'body', 'id', shingle_size => 4);
 \echo :SQLSTATE
+-- the operator and containment() keep a passage's shingles between rows:
+-- a PL/pgSQL variable that changes is seen (passage 1 is 95% in row 10)
+CREATE FUNCTION c_loop() RETURNS TABLE (p int, by_operator boolean, by_function boolean) LANGUAGE plpgsql AS $$
+DECLARE
+    q containment_query;
+    passage text;
+    doc text := (SELECT body FROM cdocs WHERE id = 10);
+BEGIN
+    FOR i IN 0..3 LOOP
+        p := i;
+        passage := c_passage(i);
+        q := containment_query(passage, 0.5);
+        by_operator := doc @> q;
+        by_function := containment(passage, doc) >= 0.5;
+        RETURN NEXT;
+    END LOOP;
+END $$;
+SELECT * FROM c_loop();
+
+-------------------------------------------------------------------------
+-- (g) Passages with more keys than a query sends (2,048): a row must
+--     match fewer of them, or where that leaves nothing to ask every row
+--     is a candidate; the answer is exact either way.  A passage of 5,000
+--     words, held whole, at 95%, at 85% or not at all by 16 documents.
+-------------------------------------------------------------------------
+CREATE TABLE clong (id bigint PRIMARY KEY, body text);
+INSERT INTO clong
+SELECT d, CASE d % 4
+              WHEN 0 THEN c_words(-d, 50) || ' ' || c_words(7, 5000)
+              WHEN 1 THEN c_words(7, 4750) || ' ' || c_words(-d, 250)
+              WHEN 2 THEN c_words(7, 4250) || ' ' || c_words(-d, 750)
+              ELSE c_words(-d, 5000) END
+FROM generate_series(1, 16) d;
+CREATE INDEX clong_body ON clong USING gin (body containment_ops);
+ANALYZE clong;
+-- 4,996 shingles: at 0.3 and 0.55 nothing is left to ask (every row is a
+-- candidate), at 0.6 a row must match 50 of the 2,048 keys, at 0.9 1,548
+CREATE TABLE clong_q AS
+SELECT t, c_words(7, 5000) AS passage FROM (VALUES (0.3::float8), (0.55), (0.6), (0.9), (0.96)) v(t);
+SET enable_seqscan = off;
+CREATE TABLE clong_by_index AS
+SELECT q.t, x.id FROM clong_q q, LATERAL (SELECT x.id FROM clong x WHERE x.body @> containment_query(q.passage, q.t)) x;
+RESET enable_seqscan;
+SELECT q.t, count(*) FILTER (WHERE containment(q.passage, d.body) >= q.t) AS by_scan,
+       (SELECT count(*) FROM clong_by_index i WHERE i.t = q.t) AS by_index,
+       bool_and((containment(q.passage, d.body) >= q.t)
+                = EXISTS (SELECT FROM clong_by_index i WHERE i.t = q.t AND i.id = d.id)) AS equal
+FROM clong_q q, clong d GROUP BY q.t ORDER BY q.t;

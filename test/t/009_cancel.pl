@@ -1,6 +1,7 @@
 # Every long path of ndd honours query cancel: discovery (with and without
-# verification, minhash and simhash), clusters, simhash_batch and the builds
-# of every index ndd offers stop with 57014 within a second of a statement
+# verification, minhash and simhash), clusters, simhash_batch, the builds
+# of every index ndd offers and a containment search with a passage of
+# millions of shingles stop with 57014 within a second of a statement
 # timeout.
 #
 # No machine may be fast enough to finish before the timeout: each path's
@@ -67,6 +68,8 @@ for my $path (
 	  q{SELECT count(*) FROM near_duplicate_clusters('docs', 'mh', 'id', 0.5)} ],
 	[ 'docs', 'a minhash_ops GIN build',
 	  'CREATE INDEX docs_mh ON docs USING gin (mh minhash_ops(threshold = 0.5))', 'DROP INDEX docs_mh' ],
+	[ 'docs', 'a containment_ops GIN build',
+	  'CREATE INDEX docs_body ON docs USING gin (body containment_ops)', 'DROP INDEX docs_body' ],
 	[ 'fps', 'simhash discovery',
 	  q{SELECT count(*) FROM near_duplicate_pairs('fps', 'fp', 'id', max_distance => 6)} ],
 	# (its queries outgrow work_mem: the NOTICE saying so would fail query_safe)
@@ -104,9 +107,84 @@ for my $path (
 		sprintf('%s stops %.2f s after it starts (%.2f s uncancelled)', $what, $elapsed, $secs));
 }
 
+# A containment search with a passage of a million shingles or more, with
+# rows in the index's pending list and without.  GIN matches every pending
+# row against every key of the query holding the page's lock, where no
+# cancel is seen, and before reading the index calls triConsistent once per
+# key, each call counting all of them; a query sends at most 2,048 keys, so
+# that both stay short.  The search stops within a second of the timeout
+# (0.1 to 0.3 s here; the bound is 3 s, as reading the stored passage of
+# megabytes, twice, cannot be cancelled either, and a loaded machine has
+# taken 0.9 s), and uncancelled takes seconds a million shingles, where all
+# the keys took minutes, cancelled or not.  At a threshold of 1 - 1,000 / shingles a row must match 1,048
+# of the keys sent; at 0.5 none (every row is a candidate, and the recheck,
+# which shingles the passage once, decides).  The queries are stored, as a
+# long passage is: a row compares the query's TOAST pointer, not its
+# megabytes.
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION pgstattuple;
+	CREATE TABLE cdocs (id bigint PRIMARY KEY, body text) WITH (autovacuum_enabled = off);
+	INSERT INTO cdocs SELECT i, doc(i) FROM generate_series(1, 2000) i;
+	CREATE INDEX cdocs_body ON cdocs USING gin (body containment_ops) WITH (fastupdate = on);
+	INSERT INTO cdocs SELECT i, doc(i) FROM generate_series(2001, 2500) i;
+	ANALYZE cdocs;});
+
+my $shingles;
+sub passage
+{
+	$shingles = defined $_[0] ? $_[0] : 2 * $shingles;
+	$node->safe_psql('postgres', sprintf(q{
+		DROP TABLE IF EXISTS cquery;
+		CREATE TABLE cquery AS
+		SELECT ask, containment_query(p.passage, t) AS q
+		FROM (SELECT string_agg('p' || i, ' ') AS passage FROM generate_series(1, %d) i) p,
+		     (VALUES ('some keys', 1 - 1000.0 / %d), ('every row', 0.5)) v(ask, t)},
+		$shingles + 4, $shingles));
+}
+# (a session of its own: a session's queries share one timer)
+$s->quit;
+$s = $node->background_psql('postgres', on_error_stop => 0);
+$s->query_safe('\set VERBOSITY verbose');
+$s->query_safe('SET enable_seqscan = off');
+for my $case ([ 'pending', 'some keys' ], [ 'pending', 'every row' ],
+	[ 'no pending', 'some keys' ], [ 'no pending', 'every row' ])
+{
+	my ($pending, $ask) = @$case;
+	my $what = "a containment search asking $ask, $pending list";
+	my $query = "SELECT count(*) FROM cdocs WHERE body @> (SELECT q FROM cquery WHERE ask = '$ask')";
+
+	# a million shingles, more only where the search is faster than a second
+	passage(1_000_000);
+	$node->safe_psql('postgres', 'VACUUM cdocs') if $pending eq 'no pending';
+	is($node->safe_psql('postgres', q{SELECT pending_tuples > 0 FROM pgstatginindex('cdocs_body')}),
+		$pending eq 'pending' ? 't' : 'f', "$what: the pending list as said");
+	my $secs = uncancelled($query);
+	while ($secs < $long_enough)
+	{
+		passage();
+		$secs = uncancelled($query);
+	}
+	cmp_ok($secs / ($shingles / 1e6), '<', 30,
+		sprintf('%s takes %.2f s uncancelled for %d shingles (under 30 s a million)', $what, $secs, $shingles));
+
+	$s->query_safe(sprintf(q{SET statement_timeout = '%dms'}, $timeout * 1000));
+	$s->{stderr} = '';
+	my $t0 = time;
+	$s->query($query);
+	my $elapsed = time - $t0;
+	my $error = $s->{stderr};
+	$s->{stderr} = '';
+	$s->query_safe('RESET statement_timeout');
+	like($error, qr/ERROR:  57014: canceling statement due to statement timeout/,
+		"$what is cancelled (57014)");
+	cmp_ok($elapsed, '<', $timeout + 3.0,
+		sprintf('%s stops %.2f s after it starts (%.2f s uncancelled)', $what, $elapsed, $secs));
+}
+$s->query_safe('RESET enable_seqscan');
+
 # nothing was left behind by the cancelled statements
 is($node->safe_psql('postgres',
-		q{SELECT count(*) FROM pg_class WHERE relname IN ('docs_mh', 'fps_gin', 'fps_gist', 'fps_knn')}),
+		q{SELECT count(*) FROM pg_class WHERE relname IN ('docs_mh', 'docs_body', 'fps_gin', 'fps_gist', 'fps_knn')}),
 	'0', 'no cancelled index build left an index');
 $s->quit;
 $node->stop;

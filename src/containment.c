@@ -94,8 +94,8 @@ typedef struct ContainmentGinOptions
  * The most keys a query sends.  GIN's work grows with them, and none of it
  * can be cancelled in the pending list: it looks each key up in each
  * pending row, holding the page's lock (so interrupts are held off), about
- * 0.1 to 0.45 ms a key for a pending list at its default 4 MB here (of
- * 1,000-word and 40-word documents).  Before reading the index it calls
+ * 0.2 to 0.4 ms a key for 4 MB of pending list (its default limit) of
+ * 1,000-word or 40-word documents here.  Before reading the index it calls
  * triConsistent, which counts all the keys, once per key until the keys
  * left cannot reach the count; PostgreSQL releases before 2025 also rewrite
  * all the keys' flags before each call, keys^2 in all.  2,048 keys keep the

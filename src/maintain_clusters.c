@@ -492,6 +492,7 @@ TableArg(FunctionCallInfo fcinfo, int n, const char *argname)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("argument \"%s\" must not be null", argname)));
+	ErrorIfNoRelation(PG_GETARG_OID(n));
 	return PG_GETARG_OID(n);
 }
 
@@ -773,6 +774,8 @@ ndd_maintain_clusters(PG_FUNCTION_ARGS)
 	m.ndd_nsp = NddNamespace(fcinfo->flinfo->fn_oid);
 	m.ndd_q = quote_identifier(get_namespace_name(m.ndd_nsp));
 	m.tbl = PG_ARGISNULL(0) ? InvalidOid : PG_GETARG_OID(0);
+	if (!PG_ARGISNULL(0))
+		ErrorIfNoRelation(m.tbl);
 	m.sketch_name = PG_ARGISNULL(1) ? NULL : NameStr(*PG_GETARG_NAME(1));
 	m.id_name = PG_ARGISNULL(2) ? NULL : NameStr(*PG_GETARG_NAME(2));
 	m.has_threshold = !PG_ARGISNULL(3);

@@ -849,9 +849,12 @@ SearchTables(TopKSearch *s, Oid relid, Oid family, TopRow *top, int *ntop,
 static bool
 CallerMaySelect(Oid relid, Name sketch_column, Name id_column, Oid *id_type)
 {
-	AttrNumber	sketch_attnum = get_attnum(relid, NameStr(*sketch_column));
-	AttrNumber	id_attnum = get_attnum(relid, NameStr(*id_column));
+	AttrNumber	sketch_attnum;
+	AttrNumber	id_attnum;
 
+	ErrorIfNoRelation(relid);
+	sketch_attnum = get_attnum(relid, NameStr(*sketch_column));
+	id_attnum = get_attnum(relid, NameStr(*id_column));
 	if (sketch_attnum == InvalidAttrNumber || id_attnum == InvalidAttrNumber)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_COLUMN),

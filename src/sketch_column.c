@@ -18,10 +18,23 @@ NddNamespace(Oid ndd_function)
 	return get_func_namespace(ndd_function);
 }
 
+void
+ErrorIfNoRelation(Oid relid)
+{
+	/* else a message would name relation "(null)" */
+	if (get_rel_name(relid) == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+}
+
 AttrNumber
 ResolveColumn(Oid relid, const char *name, Oid *type)
 {
-	AttrNumber	attnum = get_attnum(relid, name);
+	AttrNumber	attnum;
+
+	ErrorIfNoRelation(relid);
+	attnum = get_attnum(relid, name);
 
 	/* system columns are not what a caller names: they hold no sketch or id */
 	if (attnum <= 0)

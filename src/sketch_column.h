@@ -35,7 +35,10 @@ typedef struct SketchColumn
 /* the schema ndd is installed in: that of one of its own functions */
 extern Oid	NddNamespace(Oid ndd_function);
 
-/* the column's number (and type): 42703 when tbl has no such column */
+/* 42P01 naming the OID when relid names no relation (a regclass of 0, or dropped) */
+extern void ErrorIfNoRelation(Oid relid);
+
+/* the column's number (and type): 42P01 when tbl does not exist, 42703 when it has no such column */
 extern AttrNumber ResolveColumn(Oid relid, const char *name, Oid *type);
 
 /* the kind of sketch a type is, SKETCH_NONE for any other type */

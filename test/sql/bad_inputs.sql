@@ -231,3 +231,20 @@ INSERT INTO ok_docs VALUES (7, 'one two three four five six', minhash_sketch('on
 \echo :SQLSTATE
 
 DROP TABLE ok_docs;
+
+-- a table argument that names no relation (a regclass of 0, or one dropped):
+-- 42P01 naming its OID, never a message about relation "(null)"
+SELECT * FROM near_duplicate_pairs(0::regclass, 'mh', 'id', 0.8);
+\echo :SQLSTATE
+SELECT * FROM near_duplicate_clusters(0::regclass, 'mh', 'id', 0.8);
+\echo :SQLSTATE
+SELECT * FROM near_duplicate_top_k(0::regclass, 'mh', 'id', minhash_sketch('x'), 3);
+\echo :SQLSTATE
+SELECT * FROM minhash_index_top_k(0::regclass, 'mh', 'id', minhash_sketch('x'), 3);
+\echo :SQLSTATE
+SELECT ndd_maintain_clusters(0::regclass, 'mh', 'id', 0.8);
+\echo :SQLSTATE
+SELECT ndd_cluster_step(0::regclass, 0::regclass, 'mh', 'id', 0.8, NULL, NULL, 1, 2, true);
+\echo :SQLSTATE
+SELECT * FROM simhash_batch(0::regclass, 0::regclass, 3);
+\echo :SQLSTATE

@@ -3,10 +3,13 @@
 # 8 clients for 10 minutes, one immediate stop of the primary halfway.  The
 # test command runs its short form (100,000 documents for 60 s).
 #
-#   bash test/soak/run.sh                       # PostgreSQL 15, the long form
-#   NDD_SOAK_SECONDS=1800 bash test/soak/run.sh # half an hour
-#   NDD_PG=18 NDD_PGBIN=... bash test/soak/run.sh
+#   bash test/soak/run.sh                        # PostgreSQL 15, the long form
+#   bash test/soak/run.sh NDD_SOAK_SECONDS=1800  # half an hour
+#   bash test/soak/run.sh NDD_SOAK_DOCS=100000 NDD_SOAK_SECONDS=60   # the short form
+#   bash -c '. scripts/common.sh; ndd_run_major 18 soak test/soak/run.sh NDD_SOAK_SECONDS=60'
 #
+# Settings are taken from the environment or as NAME=VALUE arguments (which
+# reach a chroot, where ndd_run_major passes no environment).
 # Builds and installs ndd (as scripts/test.sh does), runs the test from a
 # copy of the tree and prints its output, which ends with every invariant as
 # an "ok" line and the operations, throughput and timings as "#" lines; the
@@ -22,6 +25,12 @@
 # A 10-minute run at 1M documents takes about an hour on 2 cores: most of
 # it loads the documents and builds the indexes and the clusters.
 set -u
+for setting in "$@"; do
+	case $setting in
+	NDD_SOAK_*=* | PG_TEST_TIMEOUT_DEFAULT=* | PGCTLTIMEOUT=*) export "${setting?}" ;;
+	*) echo "usage: $0 [NDD_SOAK_NAME=VALUE ...]" >&2; exit 2 ;;
+	esac
+done
 . "$(dirname "$0")/../../scripts/common.sh"
 
 export NDD_SOAK_DOCS=${NDD_SOAK_DOCS:-1000000}

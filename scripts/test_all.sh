@@ -82,6 +82,17 @@ for major in $majors; do
 	add_tally "PostgreSQL $major" "$log"
 done
 
+# The two ways into a chroot (a mount namespace of its own, or plain mounts
+# where / is not a mount point), on the first chroot the majors above made.
+for major in $majors; do
+	suite=$(ndd_suite_of "$major")
+	[ "$suite" = host ] && continue
+	say "entering the $suite chroot both ways"
+	bash "$NDD_TOP/test/scripts/chroot.sh" "$suite" 2>&1 | tee "$log"
+	add_tally "chroot entry" "$log"
+	break
+done
+
 # The majors above left ndd installed in each: a 15 database dumped with
 # 15's pg_dump, restored into the newer ones.
 newer=$(for m in $majors; do [ "$m" -gt 15 ] && echo "$m"; done | xargs)

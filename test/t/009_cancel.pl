@@ -35,6 +35,26 @@ my %add = (
 	fps => 'INSERT INTO fps SELECT i, simhash(ARRAY[i]) FROM generate_series(%d, %d) i');
 my %rows = (docs => 0, fps => 0);
 
+
+# $query on session $s under statement_timeout $timeout: it fails 57014 and
+# stops within $slack seconds of the timeout ($secs: its time uncancelled)
+sub cancelled_within
+{
+	my ($s, $query, $timeout, $slack, $what, $secs) = @_;
+	$s->query_safe(sprintf(q{SET statement_timeout = '%dms'}, $timeout * 1000));
+	$s->{stderr} = '';
+	my $t0 = time;
+	$s->query($query);
+	my $elapsed = time - $t0;
+	my $error = $s->{stderr};
+	$s->{stderr} = '';
+	$s->query_safe('RESET statement_timeout');
+	like($error, qr/ERROR:  57014: canceling statement due to statement timeout/,
+		"$what is cancelled (57014)");
+	cmp_ok($elapsed, '<', $timeout + $slack,
+		sprintf('%s stops %.2f s after it starts (%.2f s uncancelled)', $what, $elapsed, $secs));
+}
+
 sub grow
 {
 	my ($table, $to) = @_;
@@ -93,18 +113,7 @@ for my $path (
 	}
 	note sprintf('%s takes %.2f s on %d rows uncancelled', $what, $secs, $rows{$table});
 
-	$s->query_safe(sprintf(q{SET statement_timeout = '%dms'}, $timeout * 1000));
-	$s->{stderr} = '';
-	my $t0 = time;
-	$s->query($query);
-	my $elapsed = time - $t0;
-	my $error = $s->{stderr};
-	$s->{stderr} = '';
-	$s->query_safe('RESET statement_timeout');
-	like($error, qr/ERROR:  57014: canceling statement due to statement timeout/,
-		"$what is cancelled (57014)");
-	cmp_ok($elapsed, '<', $timeout + 1.0,
-		sprintf('%s stops %.2f s after it starts (%.2f s uncancelled)', $what, $elapsed, $secs));
+	cancelled_within($s, $query, $timeout, 1.0, $what, $secs);
 }
 
 # A containment search with a passage of a million shingles or more, with
@@ -167,18 +176,7 @@ for my $case ([ 'pending', 'some keys' ], [ 'pending', 'every row' ],
 	cmp_ok($secs / ($shingles / 1e6), '<', 30,
 		sprintf('%s takes %.2f s uncancelled for %d shingles (under 30 s a million)', $what, $secs, $shingles));
 
-	$s->query_safe(sprintf(q{SET statement_timeout = '%dms'}, $timeout * 1000));
-	$s->{stderr} = '';
-	my $t0 = time;
-	$s->query($query);
-	my $elapsed = time - $t0;
-	my $error = $s->{stderr};
-	$s->{stderr} = '';
-	$s->query_safe('RESET statement_timeout');
-	like($error, qr/ERROR:  57014: canceling statement due to statement timeout/,
-		"$what is cancelled (57014)");
-	cmp_ok($elapsed, '<', $timeout + 3.0,
-		sprintf('%s stops %.2f s after it starts (%.2f s uncancelled)', $what, $elapsed, $secs));
+	cancelled_within($s, $query, $timeout, 3.0, $what, $secs);
 }
 $s->query_safe('RESET enable_seqscan');
 

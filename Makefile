@@ -40,9 +40,11 @@ OBJS = \
 	src/maintain_clusters.o
 
 EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(EXTENSION).control)
-# sql/ndd.sql is the install script of the current version; released
-# scripts and upgrade steps are kept as they shipped
-DATA = $(filter-out sql/$(EXTENSION)--$(EXTVERSION).sql,$(wildcard sql/$(EXTENSION)--*.sql))
+# sql/ndd.sql is the install script of the current version, and the
+# upgrade steps sql/ndd--A--B.sql are kept as they shipped: all that
+# ALTER EXTENSION ndd UPDATE reads.  The install scripts of released
+# versions are the upgrade test's fixtures (test/upgrade), never installed.
+DATA = $(wildcard sql/$(EXTENSION)--*--*.sql)
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 PGFILEDESC = "ndd - near-duplicate detection"
 

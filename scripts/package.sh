@@ -4,8 +4,9 @@
 # -us -uc -b in a copy of the tree, and check it without touching the
 # system's PostgreSQL: the .deb is unpacked over a relocated copy of
 # PostgreSQL NN, where a throwaway cluster creates the extension (fresh, and
-# from every older version by ALTER EXTENSION ... UPDATE) and runs a smoke
-# query; lintian must find nothing (no error, no warning).  The .deb stays in
+# from every released version by ALTER EXTENSION ... UPDATE, with only the
+# package's files) and runs a smoke query; lintian must find nothing (no
+# error, no warning).  The .deb stays in
 # a temporary directory; the last line is "package ok: <path of the .deb>".
 #
 # Run it where Debian ships that major (postgresql-common's supported
@@ -105,6 +106,10 @@ for f in "$pkglibdir/ndd.so" "$sharedir/extension/ndd.control" "$sharedir/extens
 	$(cd "$NDD_TOP" && ls sql/ndd--*.sql | sed "s|^sql/|$sharedir/extension/|"); do
 	grep -qxF ".$f" "$out/package-files" || fail "the package lacks $f"
 done
+# of the install scripts, the current version's only: released ones are the
+# upgrade test's fixtures (test/upgrade), and an update needs the steps alone
+others=$(grep -E '/extension/ndd--[^-]+\.sql$' "$out/package-files" | grep -vxF ".$sharedir/extension/ndd--$extver.sql")
+[ -z "$others" ] || fail "the package holds install scripts of other versions than $extver: $others"
 say "$(wc -l <"$out/package-files") files, as expected"
 
 # --- a PostgreSQL $PGVER of our own: Debian's, copied without any ndd that
@@ -173,24 +178,28 @@ gin lookup 1,2
 simhash 01f539849a281341
 EOF
 
-# Every older install script, updated to the current version, in a database
-# of its own.
-for f in "$NDD_TOP"/sql/ndd--*.sql; do
+# Every released version, updated to the current one, in a database of its
+# own: created with its install script as it shipped (test/upgrade, put in
+# the extension directory as its package did), which then goes, as when the
+# package is upgraded, so that the update reads the package's files alone.
+extdir=$($PG_CONFIG --sharedir)/extension
+for f in "$NDD_TOP"/test/upgrade/ndd--*.sql; do
 	old=${f##*/ndd--}
 	old=${old%.sql}
-	case $old in *--*) continue ;; esac
-	# the current version's script exists where the checkout was built
-	[ "$old" = "$extver" ] && continue
-	say "CREATE EXTENSION ndd VERSION '$old'; ALTER EXTENSION ndd UPDATE"
+	say "CREATE EXTENSION ndd VERSION '$old'; the package's files alone; ALTER EXTENSION ndd UPDATE"
 	psql_run -d postgres -c "CREATE DATABASE \"upgrade_$old\"" || fail "CREATE DATABASE failed"
-	got=$(psql_run -d "upgrade_$old" 2>&1 <<-EOF2
-		CREATE EXTENSION ndd VERSION '$old';
-		SELECT extversion FROM pg_extension WHERE extname = 'ndd';
+	cp "$f" "$extdir/" || fail "cannot copy $f to $extdir"
+	got=$(psql_run -d "upgrade_$old" -c "CREATE EXTENSION ndd VERSION '$old'" \
+		-c "SELECT extversion FROM pg_extension WHERE extname = 'ndd'" 2>&1)
+	status=$?
+	rm -f "$extdir/ndd--$old.sql"
+	[ "$status" -eq 0 ] || { echo "$got" >&2; fail "CREATE EXTENSION ndd VERSION '$old' failed"; }
+	got="$got $(psql_run -d "upgrade_$old" 2>&1 <<-EOF2
 		ALTER EXTENSION ndd UPDATE;
 		SELECT extversion FROM pg_extension WHERE extname = 'ndd';
 		SELECT round(similarity(minhash_sketch('a b c d e f g h'), minhash_sketch('a b c d e f g h'))::numeric, 2);
 	EOF2
-	) || { echo "$got" >&2; fail "the update from $old failed"; }
+	)" || { echo "$got" >&2; fail "the update from $old failed"; }
 	[ "$(echo $got)" = "$old $extver 1.00" ] || fail "the update from $old answered: $(echo $got)"
 	echo "$old -> $extver: $(echo $got)" >&2
 done

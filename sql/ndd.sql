@@ -512,10 +512,22 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION gin_containment_options(internal) IS
 'internal: options of containment_ops (shingle_size, unit, strip_html)';
 
+-- btint4cmp's order, with a look at query cancel: GIN's build calls it
+-- millions of times for one long document and looks at none itself
+CREATE FUNCTION gin_compare_containment(int4, int4)
+RETURNS int4
+AS 'MODULE_PATHNAME', 'gin_compare_containment'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+REVOKE ALL ON FUNCTION gin_compare_containment(int4, int4) FROM PUBLIC;
+
+COMMENT ON FUNCTION gin_compare_containment(int4, int4) IS
+'internal: GIN support of containment_ops (the order of its keys, honouring query cancel)';
+
 CREATE OPERATOR CLASS containment_ops
 FOR TYPE text USING gin AS
     OPERATOR 1 @> (text, containment_query),
-    FUNCTION 1 btint4cmp(int4, int4),
+    FUNCTION 1 gin_compare_containment(int4, int4),
     FUNCTION 2 gin_extract_value_containment(text, internal),
     FUNCTION 3 gin_extract_query_containment(containment_query, internal, int2, internal, internal, internal, internal),
     FUNCTION 4 gin_containment_consistent(internal, int2, containment_query, int4, internal, internal, internal, internal),

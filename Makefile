@@ -9,6 +9,7 @@ OBJS = \
 	src/minhash_bbit.o \
 	src/weighted_minhash.o \
 	src/containment.o \
+	src/toast_read.o \
 	src/contamination.o \
 	src/supershingle.o \
 	src/lsh.o \

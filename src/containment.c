@@ -57,6 +57,7 @@
 #include "gin_enough_keys.h"
 #include "ndd.h"
 #include "shingle.h"
+#include "toast_read.h"
 
 /* The one strategy of containment_ops: text @> containment_query. */
 #define CONTAINMENT_STRATEGY	1
@@ -323,9 +324,9 @@ containment_text(PG_FUNCTION_ARGS)
 		/* the passage and the shingling, not the document */
 		c = PassageCacheReset(fcinfo, key, VARSIZE_ANY(key),
 							  ArgsConstant(fcinfo, 0, 0) && ArgsConstant(fcinfo, 2, 4));
-		PassageCacheFill(fcinfo, c, PG_GETARG_TEXT_PP(0), &cfg);
+		PassageCacheFill(fcinfo, c, PG_GETARG_TEXT_PP_CANCELLABLE(0), &cfg);
 	}
-	PG_RETURN_FLOAT8(ContainmentOfSet(c, PG_GETARG_TEXT_PP(1)));
+	PG_RETURN_FLOAT8(ContainmentOfSet(c, PG_GETARG_TEXT_PP_CANCELLABLE(1)));
 }
 
 /* ---------------------------------------------------------------------
@@ -417,15 +418,24 @@ containment_query_make(PG_FUNCTION_ARGS)
 					  PG_GETARG_BOOL(4), 0);
 	for (int i = 0; i < 5; i++)
 		values[i] = PG_GETARG_DATUM(i);
+	/* a passage stored out of line: fetched here, compressed or not */
+	values[0] = PointerGetDatum(ToastFetchCancellable((struct varlena *) PG_GETARG_POINTER(0)));
 	query = HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls));
+	if (values[0] != PG_GETARG_DATUM(0))
+		pfree(DatumGetPointer(values[0]));
 	QueryMakerCacheKeep(fcinfo, query);
 	PG_RETURN_DATUM(query);
 }
 
-/* The fields of a containment_query; false if any is NULL (no row matches). */
+/*
+ * The fields of a containment_query; false if any is NULL (no row matches).
+ * A query stored out of line (a long passage read from a table) is fetched
+ * honouring query cancel.
+ */
 static bool
-ReadQuery(HeapTupleHeader tuple, ContainmentQuery *q)
+ReadQuery(Datum query, ContainmentQuery *q)
 {
+	HeapTupleHeader tuple = (HeapTupleHeader) DetoastCancellable((struct varlena *) DatumGetPointer(query));
 	bool		isnull[5];
 	Datum		v[5];
 
@@ -449,7 +459,7 @@ PG_FUNCTION_INFO_V1(containment_contains_op);
 Datum
 containment_contains_op(PG_FUNCTION_ARGS)
 {
-	text	   *doc = PG_GETARG_TEXT_PP(0);
+	text	   *doc = PG_GETARG_TEXT_PP_CANCELLABLE(0);
 	struct varlena *key = ArgKey(PG_GETARG_DATUM(1));
 	PassageCache *c = PassageCacheGet(fcinfo, key, VARSIZE_ANY(key));
 
@@ -458,7 +468,7 @@ containment_contains_op(PG_FUNCTION_ARGS)
 		ContainmentQuery q;
 
 		c = PassageCacheReset(fcinfo, key, VARSIZE_ANY(key), ArgsConstant(fcinfo, 1, 1));
-		if (ReadQuery(PG_GETARG_HEAPTUPLEHEADER(1), &q))
+		if (ReadQuery(PG_GETARG_DATUM(1), &q))
 		{
 			c->threshold = q.threshold;
 			PassageCacheFill(fcinfo, c, q.passage, &q.cfg);
@@ -664,7 +674,7 @@ gin_extract_query_containment(PG_FUNCTION_ARGS)
 	*nkeys = 0;
 	*search_mode = GIN_SEARCH_MODE_DEFAULT;
 	/* a NULL field: no row, as in a scan */
-	if (!ReadQuery(PG_GETARG_HEAPTUPLEHEADER(0), &q))
+	if (!ReadQuery(PG_GETARG_DATUM(0), &q))
 		PG_RETURN_POINTER(NULL);
 	/* another index's query: every row, and the recheck decides */
 	if (!ContainmentSameShingling(&q.cfg, &cfg))

@@ -1286,6 +1286,8 @@ typedef text *TextP;
  */
 #define HASH_SORT_MIN			64	/* fewer: one comparison sort */
 #define HASH_BUCKET_INSERTION	32	/* larger buckets: a comparison sort */
+#define HASH_SORT_CHECK_ITEMS	65536	/* hashes counted or scattered between
+										 * looks at interrupts */
 
 static void
 SortHashes(uint64 *items, size_t n)
@@ -1307,13 +1309,21 @@ SortHashes(uint64 *items, size_t n)
 	scattered = palloc_extended(n * sizeof(uint64), MCXT_ALLOC_HUGE);
 
 	/* 1. count each bucket, and where it starts */
-	for (size_t i = 0; i < n; i++)
-		start[(items[i] >> (64 - bits)) + 1]++;
+	for (size_t from = 0; from < n; from += HASH_SORT_CHECK_ITEMS)
+	{
+		CHECK_FOR_INTERRUPTS();
+		for (size_t i = from; i < Min(n, from + HASH_SORT_CHECK_ITEMS); i++)
+			start[(items[i] >> (64 - bits)) + 1]++;
+	}
 	for (size_t b = 0; b < nbuckets; b++)
 		start[b + 1] += start[b];
 	/* 2. scatter (start[b] moves to the end of bucket b - 1) */
-	for (size_t i = 0; i < n; i++)
-		scattered[start[items[i] >> (64 - bits)]++] = items[i];
+	for (size_t from = 0; from < n; from += HASH_SORT_CHECK_ITEMS)
+	{
+		CHECK_FOR_INTERRUPTS();
+		for (size_t i = from; i < Min(n, from + HASH_SORT_CHECK_ITEMS); i++)
+			scattered[start[items[i] >> (64 - bits)]++] = items[i];
+	}
 	/* 3. sort each bucket back into place */
 	for (size_t b = 0, from = 0; b < nbuckets; b++)
 	{

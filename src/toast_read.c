@@ -3,13 +3,14 @@
  *		Reading a value stored out of line so that query cancel is honoured.
  *
  * PostgreSQL fetches an out-of-line value whole (detoast_attr), all its
- * chunks in one loop that looks at no interrupt: a passage of millions of
- * shingles, or a 100 MB document, is tens of megabytes of chunks, a few
- * hundred milliseconds deaf to cancel on a loaded machine.  Here the chunks
- * come through the table access method's slice fetch, a slice at a time
- * with a look at interrupts between.  Decompressing the value, if it was
- * stored compressed, is still one call (PostgreSQL's codecs cannot stop
- * and resume), several times quicker than the fetch.
+ * chunks in one loop that looks at no interrupt: a 100 MB document stored
+ * uncompressed is 50,000 chunks, a few hundred milliseconds deaf to cancel
+ * on a loaded machine.  Here the chunks come through the table access
+ * method's slice fetch, a slice at a time with a look at interrupts
+ * between.  Decompressing a value stored compressed is still one call
+ * (PostgreSQL's codecs cannot stop and resume), and pglz is the slower
+ * part: about 0.15 s for 35 MB of passage on a loaded machine, where its
+ * 13 MB of chunks took 0.03 s.
  */
 #include "postgres.h"
 

@@ -418,7 +418,7 @@ CheckArguments(FunctionCallInfo fcinfo, Pairs *p)
 /*
  * Step 0: a table partitioned over postgres_fdw shards: each shard computes
  * its keys and its part of the filter, and sends only the rows that have a
- * key that may collide (see "Across shards" in README).
+ * key that may collide (docs/operations.md, "Across shards (postgres_fdw)").
  */
 static void
 FindLeaves(Pairs *p)

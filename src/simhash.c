@@ -6,9 +6,10 @@
  *
  * Charikar's fingerprint
  * ----------------------
- * Every feature of a document (a shingle, by default; see README for the
- * measurement that chose which) has a 64-bit hash.  Each feature votes on
- * each of the 64 bits: +w where its hash has a one, -w where it has a zero.
+ * Every feature of a document (a shingle, by default; docs/simhash.md has
+ * the measurement that chose which) has a 64-bit hash.  Each feature votes
+ * on each of the 64 bits: +w where its hash has a one, -w where it has a
+ * zero.
  * The sign of the total gives the bit (a tie gives zero).  Two documents
  * whose weighted feature vectors make an angle theta disagree on each bit
  * with probability theta / pi, so the Hamming distance d between

@@ -17,8 +17,8 @@
  * entries: 6,000 at 10M rows, most of a millisecond, and a batch of lookups
  * cannot go faster.  With pairs it reads 6 N / 2^21, about 30 at 10M, each a
  * heap visit, and the index is larger because its keys are nearly unique at
- * a few million rows.  bench/simhash_search.sh measures both, and README
- * gives figures.
+ * a few million rows.  bench/simhash_search.sh measures both, and
+ * docs/simhash.md ("Choosing the GIN layout") gives figures.
  */
 #include "postgres.h"
 

@@ -199,7 +199,10 @@ DoValidate(void *arg)
 	fuzz_relopt_validator(arg, NULL, 0);
 }
 
-/* The banding README documents for bands, rows and threshold. */
+/*
+ * The banding for bands, rows and threshold, as docs/reference.md documents
+ * the options of minhash_ops ("Operator classes").
+ */
 static void
 DocumentedBanding(int k, int bands, int rows, double threshold, int *b, int *r)
 {

@@ -1,6 +1,6 @@
 --
--- The catalogue of bad inputs (README, "Bad inputs"): one bare statement per
--- case, so that the expected output shows each error and its SQLSTATE.
+-- The catalogue of bad inputs (docs/reference.md, "Bad inputs"): one bare
+-- statement per case, so that the expected output shows each error and its SQLSTATE.
 --
 \set SHOW_CONTEXT never
 CREATE TABLE ok_docs (id bigint PRIMARY KEY, body text, mh minhash, fp simhash, tags text[]);

@@ -162,10 +162,10 @@ SELECT count(*) AS differences FROM (
 RESET enable_seqscan;
 DROP INDEX gdocs_default;
 
--- the fast layout for 0.8 (27 bands of 4, exact from 0.797 up), built as
--- README advises, in several passes of a small maintenance_work_mem: the
--- passes after the first fill the entry pages the first left half empty,
--- and the answers stay exact
+-- the fast layout for 0.8 (27 bands of 4, exact from 0.797 up), built in
+-- several passes of a small maintenance_work_mem, as docs/guide-minhash-index.md
+-- advises ("Build it in several passes"): the passes after the first fill
+-- the entry pages the first left half empty, and the answers stay exact
 SET maintenance_work_mem = '64MB';
 CREATE INDEX gdocs_onepass ON gdocs USING gin (mh minhash_ops(bands = 27, rows = 4, key_bits = 16));
 SET maintenance_work_mem = '1MB';

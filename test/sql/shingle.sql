@@ -159,7 +159,7 @@ SELECT count(*) AS pairs,
        count(*) FILTER (WHERE jaccard(a.body, b.body, s.size, s.unit, s.html) BETWEEN 0.01 AND 0.99) AS between_0_and_1
 FROM set_docs a JOIN set_docs b ON b.d IN (a.d + 1, a.d + 3, a.d + 6),
      (VALUES (1, 'word', false), (3, 'word', false), (5, 'word', true), (4, 'char', false)) s(size, unit, html);
--- README's examples
+-- the examples of docs/guide-shingles.md, "Exact resemblance"
 SELECT ndd_shingle_set_jaccard(ndd_shingle_set('a b c d e f', 1),
                                ndd_shingle_set('a b c d e g', 1));
 SELECT cardinality(ndd_shingle_set('the quick brown fox jumps', 2));

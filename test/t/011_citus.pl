@@ -6,8 +6,9 @@
 # Lookups and top-k go to the shards, where the shards' indexes serve them,
 # and answer as on one server.  near_duplicate_pairs and
 # near_duplicate_clusters do not run on a distributed table (0A000, Citus
-# cannot plan their verification join); the map-reduce in README's Citus
-# section, run over the distributed table, gives their one-server answers.
+# cannot plan their verification join); the map-reduce of docs/operations.md,
+# "Distributing with Citus", run over the distributed table, gives their
+# one-server answers.
 # The insert guard is refused by Citus on a distributed table; forced, it
 # checks each shard on its own.
 use strict;
@@ -164,7 +165,7 @@ for my $f ('near_duplicate_pairs', 'near_duplicate_clusters')
 		"$f on a distributed table fails with 0A000");
 }
 
-# The map-reduce of README's Citus section: keys to a table distributed by
+# The map-reduce of docs/operations.md, "Distributing with Citus": keys to a table distributed by
 # key, candidates reduced where their keys meet, then verified.  $keys: a
 # row's keys (of d), $required: keys a pair must share, $pair: (score,
 # distance) of x and y, $test: that they qualify.

@@ -12,9 +12,9 @@
 # where Debian does not ship the major here, everything happens in its
 # Debian chroot (scripts/common.sh: 17 in trixie, 18 in sid; NDD_CHROOT_DIR),
 # which needs root, as scripts/test_all.sh does.  NDD_CITUS_TARBALL: the
-# release tarball (by default ../shared/deps/citus-14.0.1.tar.xz beside the
-# checkout, else /work/shared/deps/ for a clone made elsewhere on this
-# machine); Citus is not packaged by Debian.
+# release tarball (by default citus-14.0.1.tar.xz in ../shared/deps beside
+# the checkout, wherever the checkout is); Citus is not packaged by Debian.
+# Without it, build and start stop with an error that says where to put it.
 #
 # The build (a few minutes) is kept in /var/cache/ndd-citus, keyed by the
 # tarball's checksum and the exact PostgreSQL version, and installing it
@@ -29,11 +29,8 @@ set -uo pipefail
 export NDD_PG=${NDD_PG:-18}
 . "$(dirname "$0")/common.sh"
 
-if [ -z "${NDD_CITUS_TARBALL:-}" ]; then
-	NDD_CITUS_TARBALL=$NDD_TOP/../shared/deps/citus-14.0.1.tar.xz
-	[ -f "$NDD_CITUS_TARBALL" ] || [ ! -f /work/shared/deps/citus-14.0.1.tar.xz ] ||
-		NDD_CITUS_TARBALL=/work/shared/deps/citus-14.0.1.tar.xz
-fi
+citus_default_tarball=$(cd "$NDD_TOP/.." && pwd)/shared/deps/citus-14.0.1.tar.xz
+NDD_CITUS_TARBALL=${NDD_CITUS_TARBALL:-$citus_default_tarball}
 NDD_CITUS_DIR=/tmp/ndd-citus
 cache_top=/var/cache/ndd-citus
 ports=(54411 54412 54413)
@@ -41,11 +38,20 @@ names=(coordinator worker1 worker2)
 
 usage() { echo "usage: $0 build|start|stop|tarball" >&2; exit 2; }
 
+# Stop unless the tarball $1 is there, saying where it was looked for.
+need_tarball() {
+	[ -f "$1" ] && return 0
+	echo "no Citus tarball at $1" >&2
+	echo "Put Citus's release tarball (citus-14.0.1.tar.xz) in ../shared/deps beside the checkout, or name it with NDD_CITUS_TARBALL=/path/to/citus-X.Y.Z.tar.xz." >&2
+	exit 1
+}
+
 # In the chroot of the major, when Debian does not ship it here: the tarball
 # is copied into the chroot's cache, and this script runs there on a copy
 # of the tree (ndd_run_major), with the tarball's path inside.
 in_major() {
 	local sub=$1 suite
+	[ "$sub" = stop ] || need_tarball "$NDD_CITUS_TARBALL"
 	suite=$(ndd_suite_of "$PGVER") || { echo "no Debian suite known for PostgreSQL $PGVER" >&2; exit 1; }
 	if [ "$suite" = host ]; then
 		"$sub-here" "$NDD_CITUS_TARBALL"
@@ -55,7 +61,6 @@ in_major() {
 	ndd_chroot_ensure "$suite" || exit 1
 	local inside=$cache_top/$(basename "$NDD_CITUS_TARBALL")
 	if [ "$sub" != stop ]; then
-		[ -f "$NDD_CITUS_TARBALL" ] || { echo "no Citus tarball at $NDD_CITUS_TARBALL (NDD_CITUS_TARBALL)" >&2; exit 1; }
 		mkdir -p "$NDD_CHROOT_DIR/$suite$cache_top"
 		cmp -s "$NDD_CITUS_TARBALL" "$NDD_CHROOT_DIR/$suite$inside" ||
 			cp "$NDD_CITUS_TARBALL" "$NDD_CHROOT_DIR/$suite$inside" || exit 1
@@ -77,7 +82,7 @@ build-here() {
 	16 | 17 | 18) ;;
 	*) echo "Citus 14 supports PostgreSQL 16 to 18, not $PGVER" >&2; exit 1 ;;
 	esac
-	[ -f "$tarball" ] || { echo "no Citus tarball at $tarball (NDD_CITUS_TARBALL)" >&2; exit 1; }
+	need_tarball "$tarball"
 	ndd_ensure_packages
 	key=$(sha256sum "$tarball" | cut -c1-16)-$("$PG_CONFIG" --version | tr -c 'A-Za-z0-9.\n' _)
 	cache=$cache_top/$key

@@ -37,6 +37,7 @@ OBJS = \
 	src/minhash_sql.o \
 	src/simhash_sql.o \
 	src/spi_run.o \
+	src/sort_uint64.o \
 	src/top_k.o \
 	src/maintain_clusters.o
 

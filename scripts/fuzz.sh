@@ -28,7 +28,7 @@ fuzz=$NDD_TOP/test/fuzz
 harnesses=${NDD_FUZZ_ONLY:-$(cd "$fuzz" && ls fuzz_*.c | sed 's/\.c$//')}
 
 # the real src files the harnesses call, and what they need of the backend
-srcs="shingle minhash weighted_minhash minhash_bbit simhash key_filter lsh minhash_gin simhash_keys simhash_gin"
+srcs="shingle sort_uint64 minhash weighted_minhash minhash_bbit simhash key_filter lsh minhash_gin simhash_keys simhash_gin"
 cflags="-g -O1 -fno-omit-frame-pointer -Wno-ignored-attributes -fsanitize=address,undefined -fno-sanitize-recover=all"
 incs="-I$($PG_CONFIG --includedir-server) -I/usr/include -I$NDD_TOP/src -I$fuzz"
 libs="$($PG_CONFIG --pkglibdir)/libpgcommon.a $($PG_CONFIG --pkglibdir)/libpgport.a -lm"

@@ -63,6 +63,7 @@
 #include "hash.h"
 #include "ndd.h"
 #include "shingle.h"
+#include "sort_uint64.h"
 
 #define IMATCH_MAGIC		0x4c44444e	/* "NDDL" */
 #define IMATCH_VERSION		1
@@ -184,14 +185,6 @@ typedef LexEntry *LexEntryP;
 #define ST_SORT sort_lex_entries
 #define ST_ELEMENT_TYPE LexEntryP
 #define ST_COMPARE(a, b) ((*(a))->key < (*(b))->key ? -1 : (*(a))->key > (*(b))->key ? 1 : 0)
-#define ST_CHECK_FOR_INTERRUPTS
-#define ST_SCOPE static
-#define ST_DEFINE
-#include "lib/sort_template.h"
-
-#define ST_SORT sort_hashes
-#define ST_ELEMENT_TYPE uint64
-#define ST_COMPARE(a, b) (*(a) < *(b) ? -1 : *(a) > *(b) ? 1 : 0)
 #define ST_CHECK_FOR_INTERRUPTS
 #define ST_SCOPE static
 #define ST_DEFINE
@@ -503,7 +496,7 @@ BandWordsCompact(BandWords *w)
 {
 	Size		j = 0;
 
-	sort_hashes(w->items, w->count);
+	SortUint64(w->items, w->count);
 	for (Size i = 0; i < w->count; i++)
 		if (j == 0 || w->items[i] != w->items[j - 1])
 			w->items[j++] = w->items[i];

@@ -55,6 +55,7 @@
 #include "minhash.h"
 #include "minhash_gin.h"
 #include "ndd.h"
+#include "sort_uint64.h"
 
 /* the lookup scan's share of the bitmap scan's cost: same pages, less CPU */
 #define LOOKUP_COST_SHARE	0.9
@@ -319,13 +320,6 @@ ItemNumber(ItemPointer item)
 		ItemPointerGetOffsetNumberNoCheck(item);
 }
 
-#define ST_SORT sort_item_numbers
-#define ST_ELEMENT_TYPE uint64
-#define ST_COMPARE(a, b) ((*(a) > *(b)) - (*(a) < *(b)))
-#define ST_SCOPE static
-#define ST_DEFINE
-#include "lib/sort_template.h"
-
 /* A cursor with an unread item, or none left: read on to its next page. */
 static bool
 CursorReady(LookupScanState *s, PostingCursor *c)
@@ -467,7 +461,7 @@ CountWindow(LookupScanState *s, int n)
 	for (int i = 0; i < n; i++)
 		cells[(s->window[i] >> 16) % LOOKUP_BLOCK_CELLS] = 0;
 
-	sort_item_numbers(s->found, kept);
+	SortUint64(s->found, kept);
 	s->nfound = s->next_found = 0;
 	for (int i = 0; i < kept;)
 	{

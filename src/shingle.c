@@ -56,6 +56,7 @@
 #include "hash.h"
 #include "ndd.h"
 #include "shingle.h"
+#include "sort_uint64.h"
 
 /* Shingle hashes handed to a sink at a time. */
 #define SHINGLE_BATCH				256
@@ -1247,15 +1248,6 @@ typedef struct HashSet
 	size_t		capacity;
 } HashSet;
 
-/* Sorts that honour query cancel, from PostgreSQL's sort template. */
-#define ST_SORT sort_uint64
-#define ST_ELEMENT_TYPE uint64
-#define ST_COMPARE(a, b) (*(a) < *(b) ? -1 : *(a) > *(b) ? 1 : 0)
-#define ST_CHECK_FOR_INTERRUPTS
-#define ST_SCOPE static
-#define ST_DEFINE
-#include "lib/sort_template.h"
-
 /* Byte order of two texts, as strcmp() orders C strings. */
 static inline int
 TextByteCmp(const text *a, const text *b)
@@ -1269,6 +1261,7 @@ TextByteCmp(const text *a, const text *b)
 
 typedef text *TextP;
 
+/* A sort of texts that honours query cancel (hashes: sort_uint64.h). */
 #define ST_SORT sort_texts
 #define ST_ELEMENT_TYPE TextP
 #define ST_COMPARE(a, b) TextByteCmp(*(a), *(b))
@@ -1299,7 +1292,7 @@ SortHashes(uint64 *items, size_t n)
 
 	if (n < HASH_SORT_MIN)
 	{
-		sort_uint64(items, n);
+		SortUint64(items, n);
 		return;
 	}
 	while (((size_t) 1 << (bits + 1)) <= n && bits < 24)
@@ -1330,7 +1323,7 @@ SortHashes(uint64 *items, size_t n)
 		size_t		to = start[b];
 
 		if (to - from > HASH_BUCKET_INSERTION)
-			sort_uint64(scattered + from, to - from);
+			SortUint64(scattered + from, to - from);
 		else
 			for (size_t i = from + 1; i < to; i++)
 			{

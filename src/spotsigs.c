@@ -42,21 +42,14 @@
 #include "hash.h"
 #include "ndd.h"
 #include "shingle.h"
+#include "sort_uint64.h"
 
 #define SPOTSIGS_CHAIN_MIN		1
 #define SPOTSIGS_CHAIN_MAX		16
 #define SPOTSIGS_DISTANCE_MIN	1
 #define SPOTSIGS_DISTANCE_MAX	16
 
-/* Sorts that honour query cancel. */
-#define ST_SORT sort_u64
-#define ST_ELEMENT_TYPE uint64
-#define ST_COMPARE(a, b) (*(a) < *(b) ? -1 : *(a) > *(b) ? 1 : 0)
-#define ST_CHECK_FOR_INTERRUPTS
-#define ST_SCOPE static
-#define ST_DEFINE
-#include "lib/sort_template.h"
-
+/* A sort of signed values that honours query cancel (unsigned: sort_uint64.h). */
 #define ST_SORT sort_i64
 #define ST_ELEMENT_TYPE int64
 #define ST_COMPARE(a, b) (*(a) < *(b) ? -1 : *(a) > *(b) ? 1 : 0)
@@ -87,7 +80,7 @@ U64SetCompact(U64Set *set)
 {
 	Size		j = 0;
 
-	sort_u64(set->items, set->count);
+	SortUint64(set->items, set->count);
 	for (Size i = 0; i < set->count; i++)
 		if (j == 0 || set->items[i] != set->items[j - 1])
 			set->items[j++] = set->items[i];

@@ -4,8 +4,9 @@
 # chroot, each through scripts/test.sh with NDD_PG set; then the dump of a
 # 15 database restored into 17 and 18 (test/majors/dump_restore.sh), the
 # Debian package of each major (scripts/package_all.sh), the Python and Node
-# clients' suites (scripts/clients.sh), and the fuzzing harnesses for a
-# fixed number of executions (scripts/fuzz.sh).  Prints one
+# clients' suites (scripts/clients.sh), the fuzzing harnesses for a
+# fixed number of executions (scripts/fuzz.sh), and the length of every C
+# function in src/ (test/scripts/function_lengths.sh).  Prints one
 # "NAME: N passed, N failed" line per stage and ends with the total,
 # "N passed, N failed".
 #
@@ -130,6 +131,12 @@ if [[ " $majors " == *" 15 "* ]]; then
 		bash "$NDD_TOP/scripts/fuzz.sh" 2>&1 | tee "$log"
 	add_tally "fuzzing" "$log"
 fi
+
+# The shape of the sources: no C function in src/ over 100 lines (one check
+# per file).
+say "the length of the C functions"
+bash "$NDD_TOP/test/scripts/function_lengths.sh" 2>&1 | tee "$log"
+add_tally "C function lengths" "$log"
 rm -f "$log"
 
 printf '%s\n' "${results[@]}"

@@ -143,95 +143,163 @@ Elapsed(TimestampTz started)
 																			TimestampTzGetDatum(started)))));
 }
 
-PG_FUNCTION_INFO_V1(contamination_pairs);
-Datum
-contamination_pairs(PG_FUNCTION_ARGS)
+/* One call: its arguments, and what its steps share. */
+typedef struct Contamination
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Oid			items = PG_GETARG_OID(0);
-	const char *item_column = NameStr(*PG_GETARG_NAME(1));
-	const char *item_id = NameStr(*PG_GETARG_NAME(2));
-	Oid			docs = PG_GETARG_OID(3);
-	const char *doc_column = NameStr(*PG_GETARG_NAME(4));
-	const char *doc_id = NameStr(*PG_GETARG_NAME(5));
-	double		threshold = PG_GETARG_FLOAT8(6);
-	int32		shingle_size = PG_GETARG_INT32(7);
-	text	   *unit = PG_GETARG_TEXT_PP(8);
-	bool		strip_html = PG_GETARG_BOOL(9);
-	bool		progress = PG_GETARG_BOOL(10);
-	Oid			ndd_nsp = NddNamespace(fcinfo->flinfo->fn_oid);
-	const char *ndd = quote_identifier(get_namespace_name(ndd_nsp));
-	TimestampTz started = GetCurrentTimestamp();
+	Oid			items;
+	const char *item_column;
+	const char *item_id;
+	Oid			docs;
+	const char *doc_column;
+	const char *doc_id;
+	double		threshold;
+	text	   *unit;
+	bool		strip_html;
+	bool		progress;
 	ShingleConfig cfg;
+	Oid			ndd_nsp;
 	AttrNumber	doc_attnum;
-	Oid			id_type;
-	Oid			opclass;
-	int			others;
-	SPIPlanPtr	probe;
-	Oid			probe_types[5] = {TEXTOID, FLOAT8OID, INT4OID, TEXTOID, BOOLOID};
+	int			others;			/* the column's containment_ops indexes of
+								 * other shinglings */
+	SPIPlanPtr	probe;			/* one item against the documents */
 	Datum		probe_args[5];
-	Portal		cursor;
-	MemoryContext per_item;
-	uint64		nitems = 0;
-	uint64		npairs = 0;
+	Tuplestorestate *out;
+	TupleDesc	out_desc;
+	MemoryContext per_item;		/* reset after each item */
+	TimestampTz started;
+	uint64		nitems;
+	uint64		npairs;
+} Contamination;
 
-	/* 1. the arguments: relations, a threshold, a shingling, text columns, integer ids */
-	InitMaterializedSRF(fcinfo, 0);
-	CheckRelationExists(items);
-	CheckRelationExists(docs);
-	NddCheckThreshold(threshold);
-	ShingleConfigInit(&cfg, text_to_cstring(unit), shingle_size, strip_html, 0);
-	{
-		AttrNumber	unused;
+/* Step 1: the arguments: relations, a threshold, a shingling, text columns, integer ids. */
+static void
+ReadArguments(FunctionCallInfo fcinfo, Contamination *c)
+{
+	AttrNumber	item_attnum;
+	Oid			id_type;
 
-		ResolveTextColumn(items, item_column, &unused);
-		ResolveIdColumn(items, item_id, "Pairs name items by bigint ids.", &id_type);
-	}
-	ResolveTextColumn(docs, doc_column, &doc_attnum);
-	ResolveIdColumn(docs, doc_id, "Pairs name documents by bigint ids.", &id_type);
+	c->items = PG_GETARG_OID(0);
+	c->item_column = NameStr(*PG_GETARG_NAME(1));
+	c->item_id = NameStr(*PG_GETARG_NAME(2));
+	c->docs = PG_GETARG_OID(3);
+	c->doc_column = NameStr(*PG_GETARG_NAME(4));
+	c->doc_id = NameStr(*PG_GETARG_NAME(5));
+	c->threshold = PG_GETARG_FLOAT8(6);
+	c->unit = PG_GETARG_TEXT_PP(8);
+	c->strip_html = PG_GETARG_BOOL(9);
+	c->progress = PG_GETARG_BOOL(10);
+	c->ndd_nsp = NddNamespace(fcinfo->flinfo->fn_oid);
 
-	/* 2. the documents' index, without which every pair would be compared */
-	opclass = get_opclass_oid(GIN_AM_OID, list_make2(makeString(get_namespace_name(ndd_nsp)),
+	CheckRelationExists(c->items);
+	CheckRelationExists(c->docs);
+	NddCheckThreshold(c->threshold);
+	ShingleConfigInit(&c->cfg, text_to_cstring(c->unit), PG_GETARG_INT32(7), c->strip_html, 0);
+	ResolveTextColumn(c->items, c->item_column, &item_attnum);
+	ResolveIdColumn(c->items, c->item_id, "Pairs name items by bigint ids.", &id_type);
+	ResolveTextColumn(c->docs, c->doc_column, &c->doc_attnum);
+	ResolveIdColumn(c->docs, c->doc_id, "Pairs name documents by bigint ids.", &id_type);
+}
+
+/* Step 2: the documents' index, without which every pair would be compared. */
+static void
+RequireContainmentIndex(Contamination *c)
+{
+	Oid			opclass;
+	const char *strip_html = c->strip_html ? "true" : "false";
+
+	opclass = get_opclass_oid(GIN_AM_OID, list_make2(makeString(get_namespace_name(c->ndd_nsp)),
 													 makeString("containment_ops")), false);
-	if (!FindContainmentIndex(docs, doc_attnum, opclass, &cfg, &others))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 others == 0 ?
-				 errmsg("column \"%s\" of relation \"%s\" has no containment_ops index",
-						doc_column, get_rel_name(docs)) :
-				 errmsg("column \"%s\" of relation \"%s\" has no containment_ops index of shingle_size %d, unit %s, strip_html %s",
-						doc_column, get_rel_name(docs),
-						cfg.size, ShingleUnitName(cfg.unit), strip_html ? "true" : "false"),
-				 others == 0 ?
-				 errdetail("Without one every item would be compared with every document.") :
-				 errdetail("Its containment_ops indexes hold other shingles, and without one of the items' shingling every item would be compared with every document."),
-				 errhint("CREATE INDEX ON %s USING gin (%s containment_ops(shingle_size = %d, unit = '%s', strip_html = %s));",
-						 QualifiedTableName(docs), quote_identifier(doc_column),
-						 cfg.size, ShingleUnitName(cfg.unit), strip_html ? "true" : "false")));
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "contamination_pairs: SPI_connect failed");
+	if (FindContainmentIndex(c->docs, c->doc_attnum, opclass, &c->cfg, &c->others))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 c->others == 0 ?
+			 errmsg("column \"%s\" of relation \"%s\" has no containment_ops index",
+					c->doc_column, get_rel_name(c->docs)) :
+			 errmsg("column \"%s\" of relation \"%s\" has no containment_ops index of shingle_size %d, unit %s, strip_html %s",
+					c->doc_column, get_rel_name(c->docs),
+					c->cfg.size, ShingleUnitName(c->cfg.unit), strip_html),
+			 c->others == 0 ?
+			 errdetail("Without one every item would be compared with every document.") :
+			 errdetail("Its containment_ops indexes hold other shingles, and without one of the items' shingling every item would be compared with every document."),
+			 errhint("CREATE INDEX ON %s USING gin (%s containment_ops(shingle_size = %d, unit = '%s', strip_html = %s));",
+					 QualifiedTableName(c->docs), quote_identifier(c->doc_column),
+					 c->cfg.size, ShingleUnitName(c->cfg.unit), strip_html)));
+}
 
-	/*
-	 * 3. the probe of one item, planned once; or for each item where indexes
-	 * of other shinglings could serve a plan made without its value
-	 */
-	probe = SPI_prepare_cursor(psprintf(CONTAMINATION_PROBE_SQL, ndd, QualifiedTableName(docs),
-										quote_identifier(doc_id), quote_identifier(doc_column)),
-							   5, probe_types, others > 0 ? CURSOR_OPT_CUSTOM_PLAN : 0);
-	if (probe == NULL)
+/*
+ * Step 3: the probe of one item, planned once; or for each item where
+ * indexes of other shinglings could serve a plan made without its value.
+ */
+static void
+PrepareProbe(Contamination *c)
+{
+	Oid			types[5] = {TEXTOID, FLOAT8OID, INT4OID, TEXTOID, BOOLOID};
+	const char *ndd = quote_identifier(get_namespace_name(c->ndd_nsp));
+
+	c->probe = SPI_prepare_cursor(psprintf(CONTAMINATION_PROBE_SQL, ndd, QualifiedTableName(c->docs),
+										   quote_identifier(c->doc_id), quote_identifier(c->doc_column)),
+								  5, types, c->others > 0 ? CURSOR_OPT_CUSTOM_PLAN : 0);
+	if (c->probe == NULL)
 		elog(ERROR, "contamination_pairs: SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-	probe_args[1] = Float8GetDatum(threshold);
-	probe_args[2] = Int32GetDatum(shingle_size);
-	probe_args[3] = PointerGetDatum(unit);
-	probe_args[4] = BoolGetDatum(strip_html);
+	c->probe_args[1] = Float8GetDatum(c->threshold);
+	c->probe_args[2] = Int32GetDatum(c->cfg.size);
+	c->probe_args[3] = PointerGetDatum(c->unit);
+	c->probe_args[4] = BoolGetDatum(c->strip_html);
+}
 
-	/* 4. every item, a batch at a time, each against the index */
+/* "ndd: N items checked, N pairs", with the time so far. */
+static void
+ReportProgress(Contamination *c)
+{
+	ereport(NOTICE,
+			(errmsg("ndd: " UINT64_FORMAT " items checked, " UINT64_FORMAT " pairs",
+					c->nitems, c->npairs),
+			 errdetail("%s", Elapsed(c->started))));
+}
+
+/* One item against the index: its pairs into the answer. */
+static void
+ProbeItem(Contamination *c, int64 item, Datum passage)
+{
+	MemoryContext outer;
+
+	CHECK_FOR_INTERRUPTS();
+	outer = MemoryContextSwitchTo(c->per_item);
+	c->probe_args[0] = passage;
+	if (SPI_execute_plan(c->probe, c->probe_args, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "contamination_pairs: the probe failed");
+	for (uint64 m = 0; m < SPI_processed; m++)
+	{
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+
+		values[0] = Int64GetDatum(item);
+		values[1] = SPI_getbinval(SPI_tuptable->vals[m], SPI_tuptable->tupdesc, 1, &nulls[1]);
+		values[2] = SPI_getbinval(SPI_tuptable->vals[m], SPI_tuptable->tupdesc, 2, &nulls[2]);
+		tuplestore_putvalues(c->out, c->out_desc, values, nulls);
+		c->npairs++;
+	}
+	SPI_freetuptable(SPI_tuptable);
+	MemoryContextSwitchTo(outer);
+	MemoryContextReset(c->per_item);
+	c->nitems++;
+	if (c->progress && c->nitems % PROGRESS_EVERY == 0)
+		ReportProgress(c);
+}
+
+/* Step 4: every item, a batch at a time, each against the index. */
+static void
+ProbeItems(Contamination *c)
+{
+	Portal		cursor;
+
 	cursor = SPI_cursor_open_with_args(NULL,
-									   psprintf(CONTAMINATION_ITEMS_SQL, QualifiedTableName(items),
-												quote_identifier(item_id), quote_identifier(item_column)),
+									   psprintf(CONTAMINATION_ITEMS_SQL, QualifiedTableName(c->items),
+												quote_identifier(c->item_id), quote_identifier(c->item_column)),
 									   0, NULL, NULL, NULL, true, 0);
-	per_item = AllocSetContextCreate(CurrentMemoryContext, "contamination_pairs item",
-									 ALLOCSET_DEFAULT_SIZES);
+	c->per_item = AllocSetContextCreate(CurrentMemoryContext, "contamination_pairs item",
+										ALLOCSET_DEFAULT_SIZES);
 	for (;;)
 	{
 		SPITupleTable *batch;
@@ -240,7 +308,7 @@ contamination_pairs(PG_FUNCTION_ARGS)
 		SPI_cursor_fetch(cursor, true, ITEM_BATCH);
 		batch = SPI_tuptable;
 		nbatch = SPI_processed;
-		/* the probes below replace SPI_tuptable: keep this one */
+		/* the probes replace SPI_tuptable: keep this one */
 		SPI_tuptable = NULL;
 		if (nbatch == 0)
 			break;
@@ -248,44 +316,34 @@ contamination_pairs(PG_FUNCTION_ARGS)
 		{
 			bool		isnull;
 			int64		item = DatumGetInt64(SPI_getbinval(batch->vals[r], batch->tupdesc, 1, &isnull));
-			Datum		passage = SPI_getbinval(batch->vals[r], batch->tupdesc, 2, &isnull);
-			MemoryContext outer;
 
-			CHECK_FOR_INTERRUPTS();
-			outer = MemoryContextSwitchTo(per_item);
-			probe_args[0] = passage;
-			if (SPI_execute_plan(probe, probe_args, NULL, true, 0) != SPI_OK_SELECT)
-				elog(ERROR, "contamination_pairs: the probe failed");
-			for (uint64 m = 0; m < SPI_processed; m++)
-			{
-				Datum		values[3];
-				bool		nulls[3] = {false, false, false};
-				bool		null_id;
-
-				values[0] = Int64GetDatum(item);
-				values[1] = SPI_getbinval(SPI_tuptable->vals[m], SPI_tuptable->tupdesc, 1, &null_id);
-				values[2] = SPI_getbinval(SPI_tuptable->vals[m], SPI_tuptable->tupdesc, 2, &nulls[2]);
-				nulls[1] = null_id;
-				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-				npairs++;
-			}
-			SPI_freetuptable(SPI_tuptable);
-			MemoryContextSwitchTo(outer);
-			MemoryContextReset(per_item);
-			nitems++;
-			if (progress && nitems % PROGRESS_EVERY == 0)
-				ereport(NOTICE,
-						(errmsg("ndd: " UINT64_FORMAT " items checked, " UINT64_FORMAT " pairs",
-								nitems, npairs),
-						 errdetail("%s", Elapsed(started))));
+			ProbeItem(c, item, SPI_getbinval(batch->vals[r], batch->tupdesc, 2, &isnull));
 		}
 		SPI_freetuptable(batch);
 	}
 	SPI_cursor_close(cursor);
-	if (progress)
-		ereport(NOTICE,
-				(errmsg("ndd: " UINT64_FORMAT " items checked, " UINT64_FORMAT " pairs", nitems, npairs),
-				 errdetail("%s", Elapsed(started))));
+}
+
+PG_FUNCTION_INFO_V1(contamination_pairs);
+Datum
+contamination_pairs(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Contamination c = {0};
+
+	c.started = GetCurrentTimestamp();
+	InitMaterializedSRF(fcinfo, 0);
+	c.out = rsinfo->setResult;
+	c.out_desc = rsinfo->setDesc;
+
+	ReadArguments(fcinfo, &c);
+	RequireContainmentIndex(&c);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "contamination_pairs: SPI_connect failed");
+	PrepareProbe(&c);
+	ProbeItems(&c);
+	if (c.progress)
+		ReportProgress(&c);
 	SPI_finish();
 	return (Datum) 0;
 }

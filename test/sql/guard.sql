@@ -213,6 +213,20 @@ SELECT count(*) AS has_token FROM ndd_near_duplicate_locks WHERE relid = 'g_kept
 CREATE TEMP TABLE g_kept_oid AS SELECT 'g_kept_clusters'::regclass::oid AS relid;
 DROP TABLE g_kept, g_kept_clusters;
 SELECT count(*) AS tokens_left FROM ndd_near_duplicate_locks WHERE relid = (SELECT relid FROM g_kept_oid);
+-- what the event trigger forgets: a dropped table's rows, not those of a
+-- table that lost a column, nor any when something else is dropped
+CREATE TABLE g_forget (id int, extra int);
+CREATE FUNCTION g_forget_fn() RETURNS int LANGUAGE sql AS 'SELECT 1';
+INSERT INTO ndd_near_duplicate_locks VALUES ('g_forget'::regclass, 1, 0), ('g_forget'::regclass, 2, 0);
+CREATE TEMP TABLE g_forget_oid AS SELECT 'g_forget'::regclass::oid AS relid;
+ALTER TABLE g_forget DROP COLUMN extra;
+DROP FUNCTION g_forget_fn();
+SELECT count(*) AS after_other_drops FROM ndd_near_duplicate_locks WHERE relid = (SELECT relid FROM g_forget_oid);
+DROP TABLE g_forget;
+SELECT count(*) AS after_table_drop FROM ndd_near_duplicate_locks WHERE relid = (SELECT relid FROM g_forget_oid);
+-- its function serves the event trigger only
+SELECT ndd_forget_dropped_tables();
+\echo :SQLSTATE
 DROP TABLE g_owned;
 -- a temporary table takes no token: no other session can write it
 CREATE TEMP TABLE g_temp (id int, sketch minhash);

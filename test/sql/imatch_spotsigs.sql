@@ -262,6 +262,32 @@ SELECT * FROM ndd_explain('', '...', sample => 0);
 SELECT jaccard, shingles_a, shingles_b, shared, total, shared_sample, only_a_sample, only_b_sample
 FROM ndd_explain('night', 'nacht', 2, 'char');
 SELECT ndd_explain(NULL, 'x') IS NULL AS null_doc;
+-- any NULL argument gives NULL (STRICT), before any check
+SELECT ndd_explain('x', NULL) IS NULL AS b, ndd_explain('x', 'y', NULL) IS NULL AS shingle_size,
+       ndd_explain('x', 'y', 1, NULL) IS NULL AS unit, ndd_explain('x', 'y', 1, 'word', NULL) IS NULL AS sample,
+       ndd_explain('x', 'y', 1, 'word', 5, NULL) IS NULL AS strip_html,
+       ndd_explain('x', 'y', 1, 'word', 5, false, NULL) IS NULL AS num_perm,
+       ndd_explain('x', 'y', 1, 'word', 5, false, 128, NULL) IS NULL AS seed,
+       ndd_explain('x', 'y', 0, 'sentence', -1, NULL, 8) IS NULL AS bad_and_null;
+-- samples in byte order (C collation), whatever the database's collation;
+-- a sample larger than the set gives all of it
+SELECT shared_sample, only_a_sample, only_b_sample
+FROM ndd_explain('zebra éclair apple Banana mango', 'mango kiwi', shingle_size => 1, sample => 10);
+-- strip_html shingles the text only; the seed moves the estimates, not the
+-- exact counts
+SELECT jaccard, shared, total, only_a_sample
+FROM ndd_explain('<p>one <b>two</b> three</p>', 'one two three', shingle_size => 1, strip_html => true);
+SELECT jaccard, shared, total, only_a_sample
+FROM ndd_explain('<p>one <b>two</b> three</p>', 'one two three', shingle_size => 1);
+SELECT e0.jaccard = e1.jaccard AS same_jaccard, e0.shared = e1.shared AS same_shared,
+       e0.minhash_similarity <> e1.minhash_similarity OR e0.simhash_distance <> e1.simhash_distance AS estimates_move
+FROM ndd_explain('a b c d e f g h i j', 'a b c d e f g h x y', shingle_size => 1, seed => 0) e0,
+     ndd_explain('a b c d e f g h i j', 'a b c d e f g h x y', shingle_size => 1, seed => 7) e1;
+-- one call per row, in a query of many rows
+SELECT d.n, e.shared, e.total, e.only_a_sample
+FROM generate_series(1, 3) d(n),
+     LATERAL ndd_explain('a b c d', (SELECT string_agg(chr(96 + g), ' ') FROM generate_series(1, d.n) g),
+                         shingle_size => 1) e ORDER BY d.n;
 -- ndd's functions are found whatever the search_path
 SET search_path = pg_temp;
 SELECT shared, total FROM public.ndd_explain('a b c d e', 'c d e f g h', shingle_size => 1);
@@ -275,6 +301,13 @@ SELECT * FROM ndd_explain('a', 'b', shingle_size => 0);
 SELECT * FROM ndd_explain('a', 'b', unit => 'sentence');
 \echo :SQLSTATE
 SELECT * FROM ndd_explain('a', 'b', num_perm => 8);
+\echo :SQLSTATE
+SELECT * FROM ndd_explain('a', 'b', num_perm => 2048);
+\echo :SQLSTATE
+SELECT * FROM ndd_explain('a', 'b', shingle_size => 33);
+\echo :SQLSTATE
+-- sample is checked first
+SELECT * FROM ndd_explain('a', 'b', shingle_size => 0, sample => -5);
 \echo :SQLSTATE
 
 DROP TABLE im_news, im_lex, im_variants, im_sigs, im_rsigs, ss_pages, ss_spots;

@@ -24,6 +24,7 @@ OBJS = \
 	src/minhash_index_tables.o \
 	src/similar_support.o \
 	src/trigger.o \
+	src/token_table.o \
 	src/live_clusters.o \
 	src/simhash.o \
 	src/simhash_keys.o \
@@ -31,6 +32,7 @@ OBJS = \
 	src/simhash_gist.o \
 	src/imatch.o \
 	src/spotsigs.o \
+	src/explain.o \
 	src/simhash_batch.o \
 	src/sketch_column.o \
 	src/sketch_sql.o \

@@ -232,3 +232,27 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION containment(minhash, minhash) IS
 'estimated containment of the query''s set in the document''s, from their sketches: coarse when the document is much larger (see the manual)';
+
+-- No PL/pgSQL builds SQL any more: ndd_explain and the event trigger's
+-- function are C (src/explain.c, src/token_table.c), with the same
+-- signatures, labels, settings, comments and privileges
+CREATE OR REPLACE FUNCTION ndd_explain(a text, b text, shingle_size int DEFAULT 5,
+                                       unit text DEFAULT 'word', sample int DEFAULT 5,
+                                       strip_html boolean DEFAULT false,
+                                       num_perm int DEFAULT 128, seed int DEFAULT 0,
+                                       OUT jaccard float8, OUT minhash_similarity float8,
+                                       OUT simhash_distance int,
+                                       OUT shingles_a int, OUT shingles_b int,
+                                       OUT shared int, OUT total int,
+                                       OUT shared_sample text[], OUT only_a_sample text[],
+                                       OUT only_b_sample text[])
+RETURNS record
+AS 'MODULE_PATHNAME', 'ndd_explain'
+LANGUAGE C STABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp;
+
+CREATE OR REPLACE FUNCTION ndd_forget_dropped_tables()
+RETURNS event_trigger
+AS 'MODULE_PATHNAME', 'ndd_forget_dropped_tables'
+LANGUAGE C SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp;

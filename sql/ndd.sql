@@ -1160,7 +1160,8 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION spotsigs_similarity(bigint[], bigint[], float8) IS
 'Jaccard of two spot signature sets, or NULL without comparing them when the length-ratio bound min/max is below threshold';
 
--- ndd_explain: why two documents were (not) matched, from the functions above
+-- ndd_explain (src/explain.c): why two documents were (not) matched, from the
+-- functions above
 CREATE FUNCTION ndd_explain(a text, b text, shingle_size int DEFAULT 5,
                             unit text DEFAULT 'word', sample int DEFAULT 5,
                             strip_html boolean DEFAULT false,
@@ -1172,47 +1173,10 @@ CREATE FUNCTION ndd_explain(a text, b text, shingle_size int DEFAULT 5,
                             OUT shared_sample text[], OUT only_a_sample text[],
                             OUT only_b_sample text[])
 RETURNS record
-LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+AS 'MODULE_PATHNAME', 'ndd_explain'
+LANGUAGE C STABLE STRICT PARALLEL SAFE
 -- only ndd's and PostgreSQL's objects, whatever the caller's search_path
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    ndd name;
-BEGIN
-    IF sample OPERATOR(pg_catalog.<) 0 THEN
-        RAISE EXCEPTION 'sample % is out of range', sample USING ERRCODE = 'invalid_parameter_value',
-            DETAIL = 'sample must be at least 0.';
-    END IF;
-    SELECT n.nspname INTO ndd
-    FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace
-    WHERE e.extname OPERATOR(pg_catalog.=) 'ndd';
-    EXECUTE pg_catalog.format($q$
-        SELECT %1$I.jaccard($1, $2, $3, $4, $5),
-               %1$I.similarity(%1$I.minhash_sketch($1, $6, $3, $4, $5, $7),
-                               %1$I.minhash_sketch($2, $6, $3, $4, $5, $7)),
-               %1$I.hamming_distance(%1$I.simhash($1, $3, $4, $5, $7),
-                                     %1$I.simhash($2, $3, $4, $5, $7)),
-               pg_catalog.cardinality(s.sa), pg_catalog.cardinality(s.sb),
-               (SELECT pg_catalog.count(*)::pg_catalog.int4
-                FROM (SELECT pg_catalog.unnest(s.sa) INTERSECT SELECT pg_catalog.unnest(s.sb)) i),
-               (SELECT pg_catalog.count(*)::pg_catalog.int4
-                FROM (SELECT pg_catalog.unnest(s.sa) UNION SELECT pg_catalog.unnest(s.sb)) u),
-               (SELECT COALESCE(pg_catalog.array_agg(i.v ORDER BY i.v COLLATE pg_catalog."C"), '{}'::pg_catalog.text[])
-                FROM (SELECT i.v FROM (SELECT pg_catalog.unnest(s.sa) AS v INTERSECT SELECT pg_catalog.unnest(s.sb)) i
-                      ORDER BY i.v COLLATE pg_catalog."C" LIMIT $8) i),
-               (SELECT COALESCE(pg_catalog.array_agg(i.v ORDER BY i.v COLLATE pg_catalog."C"), '{}'::pg_catalog.text[])
-                FROM (SELECT i.v FROM (SELECT pg_catalog.unnest(s.sa) AS v EXCEPT SELECT pg_catalog.unnest(s.sb)) i
-                      ORDER BY i.v COLLATE pg_catalog."C" LIMIT $8) i),
-               (SELECT COALESCE(pg_catalog.array_agg(i.v ORDER BY i.v COLLATE pg_catalog."C"), '{}'::pg_catalog.text[])
-                FROM (SELECT i.v FROM (SELECT pg_catalog.unnest(s.sb) AS v EXCEPT SELECT pg_catalog.unnest(s.sa)) i
-                      ORDER BY i.v COLLATE pg_catalog."C" LIMIT $8) i)
-        FROM (SELECT %1$I.show_shingles($1, $3, $4, $5) AS sa,
-                     %1$I.show_shingles($2, $3, $4, $5) AS sb) s$q$, ndd)
-    INTO jaccard, minhash_similarity, simhash_distance, shingles_a, shingles_b, shared, total,
-         shared_sample, only_a_sample, only_b_sample
-    USING a, b, shingle_size, unit, strip_html, num_perm, seed, sample;
-END
-$$;
+SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION ndd_explain(text, text, int, text, int, boolean, int, int) IS
 'why two documents are (not) near-duplicates: exact Jaccard, minhash estimate, simhash distance, shingle counts and samples of shared and differing shingles';
@@ -1598,29 +1562,12 @@ COMMENT ON TABLE ndd_near_duplicate_locks IS
 'internal: tokens claimed by ndd_reject_near_duplicates so that concurrent near-duplicate inserts serialize; at most 65536 rows per guarded table';
 
 -- A dropped table's tokens go with it, so the token table stays bounded by
--- the guarded tables that exist.
+-- the guarded tables that exist (src/token_table.c).
 CREATE FUNCTION ndd_forget_dropped_tables()
 RETURNS event_trigger
-LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    locks text := (SELECT pg_catalog.format('%I.ndd_near_duplicate_locks', n.nspname)
-                   FROM pg_catalog.pg_extension e
-                   JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace
-                   WHERE e.extname OPERATOR(pg_catalog.=) 'ndd'::pg_catalog.name);
-BEGIN
-    IF locks IS NULL OR pg_catalog.to_regclass(locks) IS NULL THEN
-        RETURN;     -- ndd itself is being dropped
-    END IF;
-    EXECUTE pg_catalog.format($q$
-        DELETE FROM %s l
-        USING pg_catalog.pg_event_trigger_dropped_objects() d
-        WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
-          AND d.objsubid OPERATOR(pg_catalog.=) 0
-          AND l.relid OPERATOR(pg_catalog.=) d.objid$q$, locks);
-END
-$$;
+AS 'MODULE_PATHNAME', 'ndd_forget_dropped_tables'
+LANGUAGE C SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp;
 
 REVOKE ALL ON FUNCTION ndd_forget_dropped_tables() FROM PUBLIC;
 

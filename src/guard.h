@@ -16,6 +16,9 @@
 #include "minhash.h"
 #include "simhash.h"
 
+/* the token table, in ndd's schema (token_table.c) */
+#define LOCK_TABLE_NAME		"ndd_near_duplicate_locks"
+
 /* The caller's role and settings, saved while ndd runs its statements. */
 typedef struct GuardState
 {

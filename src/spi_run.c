@@ -11,12 +11,26 @@
 /* rows a cursor hands over at a time */
 #define CURSOR_FETCH_ROWS 10000
 
+static void
+Run(const char *who, const char *sql, int nargs, Oid *types, Datum *args,
+	const char *nulls, bool read_only)
+{
+	if (SPI_execute_with_args(sql, nargs, types, args, nulls, read_only, 0) < 0)
+		elog(ERROR, "%s: SPI_execute_with_args failed: %s", who, sql);
+}
+
 void
 RunStatement(const char *who, const char *sql, int nargs, Oid *types,
 			 Datum *args, const char *nulls)
 {
-	if (SPI_execute_with_args(sql, nargs, types, args, nulls, false, 0) < 0)
-		elog(ERROR, "%s: SPI_execute_with_args failed: %s", who, sql);
+	Run(who, sql, nargs, types, args, nulls, false);
+}
+
+void
+RunQuery(const char *who, const char *sql, int nargs, Oid *types,
+		 Datum *args, const char *nulls)
+{
+	Run(who, sql, nargs, types, args, nulls, true);
 }
 
 uint64

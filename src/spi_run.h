@@ -17,6 +17,14 @@ extern void RunStatement(const char *who, const char *sql, int nargs,
 						 Oid *types, Datum *args, const char *nulls);
 
 /*
+ * Run one statement that only reads, as a STABLE function's must: with the
+ * caller's snapshot, and no step of the command counter, which a parallel
+ * worker may not take.
+ */
+extern void RunQuery(const char *who, const char *sql, int nargs,
+					 Oid *types, Datum *args, const char *nulls);
+
+/*
  * Copy every row of an open cursor into out (its first out_desc->natts
  * columns), a batch at a time, and close it: the tuplestore spills beyond
  * work_mem, so memory stays bounded however many rows there are.

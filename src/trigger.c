@@ -147,7 +147,6 @@
 #define NDD_LOCK_TOKENS		65536
 
 #define GUARD_FUNCTION_NAME "ndd_reject_near_duplicates"
-#define LOCK_TABLE_NAME		"ndd_near_duplicate_locks"
 
 /* Prepared statements of one trigger in this backend, and what they cover. */
 typedef struct GuardPlans

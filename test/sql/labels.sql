@@ -12,6 +12,12 @@ JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'ndd';
 SELECT signature, provolatile, proparallel FROM ndd_functions
 WHERE provolatile <> 'i' OR proparallel <> 's' ORDER BY signature;
 
+-- the install script declares and C does the work: no function of ndd is
+-- written in SQL or PL/pgSQL (an aggregate's language is internal)
+SELECT f.signature, l.lanname FROM ndd_functions f
+JOIN pg_proc p ON p.oid = f.oid JOIN pg_language l ON l.oid = p.prolang
+WHERE l.lanname NOT IN ('c', 'internal') ORDER BY f.signature;
+
 -- VOLATILE and PARALLEL SAFE only for aggregate support (internal state)
 SELECT signature FROM ndd_functions
 WHERE provolatile = 'v' AND proparallel = 's'

@@ -50,7 +50,7 @@ for my $file (glob("$top/src/*.c"), "$top/sql/ndd.sql")
 	$pg_operators{$1} = 1 while $code =~ /OPERATOR\(pg_catalog\.([^)\s]+)\)/g;
 }
 for my $called ('ndd_shingle_set', 'jaccard', 'similarity', 'ndd_components', 'near_duplicate_pairs',
-	'minhash_band_keys', 'simhash_keys', 'containment')
+	'minhash_band_keys', 'simhash_keys', 'containment', 'show_shingles')
 {
 	ok($ndd_functions{$called}, "the code's SQL is read: it calls $called");
 }

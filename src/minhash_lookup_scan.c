@@ -60,8 +60,14 @@
 /* the lookup scan's share of the bitmap scan's cost: same pages, less CPU */
 #define LOOKUP_COST_SHARE	0.9
 
-/* counters of postings per heap block: a block shares its cell with others */
-#define LOOKUP_BLOCK_CELLS	(64 * 1024)
+/*
+ * Counters of postings per heap block, block % cells: two cells per posting
+ * of the largest window so far (a power of two, from 1 kB to 64 kB), so that
+ * blocks seldom share one.  Sharing only adds rows to the exact count that
+ * follows.  Allocated at the first window, not for a node that never reads.
+ */
+#define LOOKUP_MIN_CELLS	1024
+#define LOOKUP_MAX_CELLS	(64 * 1024)
 
 bool		ndd_lookup_scan = true;
 
@@ -88,7 +94,8 @@ typedef struct LookupScanState
 	PostingCursor *cursors;		/* the query's lists, then the pending list's hits */
 	int			ncursors;
 	int			required;		/* keys a row must hold */
-	uint8	   *block_counts;	/* postings per heap block, by block % LOOKUP_BLOCK_CELLS */
+	uint8	   *block_counts;	/* postings per heap block, by block % block_cells */
+	uint32		block_cells;	/* a power of two; 0 before the first window */
 	uint64	   *window;			/* the postings of one window, as ItemNumber()s */
 	int			window_size;
 	uint64	   *found;			/* of them, the rows that reach the count, in heap order */
@@ -308,7 +315,6 @@ LookupScanBegin(CustomScanState *node, EState *estate, int eflags)
 	initGinState(&s->ginstate, s->index);
 	s->fetch = table_index_fetch_begin(rel);
 	s->fetched = table_slot_create(rel, NULL);
-	s->block_counts = palloc0(LOOKUP_BLOCK_CELLS);
 	s->scan_cxt = AllocSetContextCreate(estate->es_query_cxt, "ndd lookup scan",
 										ALLOCSET_DEFAULT_SIZES);
 }
@@ -437,6 +443,27 @@ ReadWindow(LookupScanState *s)
 }
 
 /*
+ * The block counters for a window of n postings, grown (zeroed) when it is
+ * larger than any before; they live as long as the node, across rescans.
+ */
+static uint8 *
+BlockCounts(LookupScanState *s, int n)
+{
+	uint32		want = LOOKUP_MIN_CELLS;
+
+	while (want < LOOKUP_MAX_CELLS && want < 2 * (uint32) n)
+		want *= 2;
+	if (want > s->block_cells)
+	{
+		if (s->block_counts)
+			pfree(s->block_counts);
+		s->block_counts = MemoryContextAllocZero(s->css.ss.ps.state->es_query_cxt, want);
+		s->block_cells = want;
+	}
+	return s->block_counts;
+}
+
+/*
  * The rows of the window that hold `required` postings, in heap order:
  * postings counted per block first (cheap, in cache), and only those of
  * blocks that reach the count sorted and counted per row.
@@ -444,22 +471,23 @@ ReadWindow(LookupScanState *s)
 static void
 CountWindow(LookupScanState *s, int n)
 {
-	uint8	   *cells = s->block_counts;
+	uint8	   *cells = BlockCounts(s, n);
+	uint32		mask = s->block_cells - 1;
 	int			kept = 0;
 
 	for (int i = 0; i < n; i++)
 	{
-		uint8	   *cell = &cells[(s->window[i] >> 16) % LOOKUP_BLOCK_CELLS];
+		uint8	   *cell = &cells[(s->window[i] >> 16) & mask];
 
 		if (*cell < PG_UINT8_MAX)
 			(*cell)++;
 	}
 	for (int i = 0; i < n; i++)
-		if (cells[(s->window[i] >> 16) % LOOKUP_BLOCK_CELLS] >= s->required)
+		if (cells[(s->window[i] >> 16) & mask] >= s->required)
 			s->found[kept++] = s->window[i];
 	/* the cells back to zero for the next window: only those touched */
 	for (int i = 0; i < n; i++)
-		cells[(s->window[i] >> 16) % LOOKUP_BLOCK_CELLS] = 0;
+		cells[(s->window[i] >> 16) & mask] = 0;
 
 	SortUint64(s->found, kept);
 	s->nfound = s->next_found = 0;

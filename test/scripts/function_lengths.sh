@@ -40,7 +40,8 @@ while IFS= read -r file; do
 	if [ "$n" -eq 0 ]; then
 		passed=$((passed + 1)); echo "ok - $file: no function"
 	elif [ -z "$over" ]; then
-		passed=$((passed + 1)); echo "ok - $file: $n functions, the longest $name ($longest lines)"
+		[ "$n" -eq 1 ] && what="1 function," || what="$n functions, the longest"
+		passed=$((passed + 1)); echo "ok - $file: $what $name ($longest lines)"
 	else
 		failed=$((failed + 1)); echo "not ok - $file: over $limit lines: $over"
 	fi

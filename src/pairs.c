@@ -138,6 +138,14 @@
  * shard's query, which applies it there.  %1$s the table, %2$s the id
  * column, %3$s ndd, %4$s keys, %5$s the sketch column; $1 the filter, $2 the
  * keys required.
+ *
+ * The shard computes a row's colliding keys to decide, and the coordinator
+ * computes them again for the rows sent (PAIRS_KEYS_SQL): a postgres_fdw
+ * scan of a foreign table returns its columns, never a value computed from
+ * them (EXPLAIN VERBOSE shows the test in the Remote SQL and the keys in
+ * the local Output).  Only an aggregate sent to a shard returns computed
+ * values, and with the test in its WHERE the shard would compute the keys
+ * twice itself, with the test in its HAVING it would group every row.
  */
 #define PAIRS_SHARD_ROWS_SQL \
 	"\n" \

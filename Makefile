@@ -3,45 +3,45 @@ EXTENSION = ndd
 MODULE_big = ndd
 OBJS = \
 	src/ndd.o \
-	src/shingle.o \
-	src/minhash.o \
-	src/minhash_agg.o \
-	src/minhash_bbit.o \
-	src/weighted_minhash.o \
-	src/containment.o \
-	src/toast_read.o \
-	src/contamination.o \
-	src/supershingle.o \
-	src/lsh.o \
-	src/key_filter.o \
-	src/components.o \
-	src/clusters.o \
-	src/pairs.o \
-	src/minhash_gin.o \
-	src/gin_postings.o \
-	src/minhash_topk.o \
-	src/minhash_lookup_scan.o \
-	src/minhash_index_tables.o \
-	src/similar_support.o \
-	src/trigger.o \
-	src/token_table.o \
-	src/live_clusters.o \
-	src/simhash.o \
-	src/simhash_keys.o \
-	src/simhash_gin.o \
-	src/simhash_gist.o \
-	src/imatch.o \
-	src/spotsigs.o \
-	src/explain.o \
-	src/simhash_batch.o \
-	src/sketch_column.o \
-	src/sketch_sql.o \
-	src/minhash_sql.o \
-	src/simhash_sql.o \
-	src/spi_run.o \
-	src/sort_uint64.o \
-	src/top_k.o \
-	src/maintain_clusters.o
+	src/base/sort_uint64.o \
+	src/base/toast_read.o \
+	src/base/sketch_column.o \
+	src/text/shingle.o \
+	src/text/containment.o \
+	src/sketch/minhash.o \
+	src/sketch/minhash_agg.o \
+	src/sketch/minhash_bbit.o \
+	src/sketch/weighted_minhash.o \
+	src/sketch/supershingle.o \
+	src/sketch/simhash.o \
+	src/sketch/imatch.o \
+	src/sketch/spotsigs.o \
+	src/keys/lsh.o \
+	src/keys/simhash_keys.o \
+	src/keys/key_filter.o \
+	src/index/minhash_gin.o \
+	src/index/gin_postings.o \
+	src/index/minhash_lookup_scan.o \
+	src/index/minhash_topk.o \
+	src/index/minhash_index_tables.o \
+	src/index/simhash_gin.o \
+	src/index/simhash_gist.o \
+	src/index/similar_support.o \
+	src/sqlgen/spi_run.o \
+	src/sqlgen/sketch_sql.o \
+	src/sqlgen/minhash_sql.o \
+	src/sqlgen/simhash_sql.o \
+	src/features/pairs.o \
+	src/features/components.o \
+	src/features/clusters.o \
+	src/features/top_k.o \
+	src/features/trigger.o \
+	src/features/live_clusters.o \
+	src/features/maintain_clusters.o \
+	src/features/contamination.o \
+	src/features/simhash_batch.o \
+	src/features/explain.o \
+	src/features/token_table.o
 
 EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(EXTENSION).control)
 # sql/ndd.sql is the install script of the current version, and the
@@ -63,6 +63,9 @@ ISOLATION_OPTS = --inputdir=test --load-extension=ndd
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl
 
+# ndd's headers by layer: #include "sketch/minhash.h"
+PG_CPPFLAGS = -I$(srcdir)/src
+
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -72,7 +75,7 @@ sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 
 # PGXS tracks no header dependencies without --enable-depend: a changed
 # header (a struct of function pointers, say) rebuilds every object
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard src/*/*.h)
 
 # encoding_latin1 runs in a LATIN1 database, encoding_sql_ascii in a
 # SQL_ASCII one: one pg_regress run each, with its own output directory

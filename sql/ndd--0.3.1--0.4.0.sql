@@ -4,7 +4,7 @@
 \echo Use "ALTER EXTENSION ndd UPDATE TO '0.4.0'" to load this file. \quit
 
 -- shingle sets: discovery verifies its candidates by shingling each
--- document once (src/pairs.c)
+-- document once (src/features/pairs.c)
 CREATE FUNCTION ndd_shingle_set(doc text, shingle_size int DEFAULT 5,
                                 unit text DEFAULT 'word',
                                 strip_html boolean DEFAULT false)
@@ -28,7 +28,7 @@ COMMENT ON FUNCTION ndd_shingle_set_jaccard(bigint[], bigint[]) IS
 ALTER FUNCTION near_duplicate_pairs(regclass, name, name, float8, name, boolean, int) SET jit = off;
 ALTER FUNCTION near_duplicate_clusters(regclass, name, name, float8, name, boolean, int, text) SET jit = off;
 
--- weighted minhash: sketches of weighted sets (src/weighted_minhash.c)
+-- weighted minhash: sketches of weighted sets (src/sketch/weighted_minhash.c)
 CREATE FUNCTION weighted_minhash_sketch(features text[], weights float8[],
                                         num_perm int DEFAULT 128, seed int DEFAULT 0)
 RETURNS minhash
@@ -88,7 +88,7 @@ COMMENT ON FUNCTION weighted_jaccard(text, text, int, text, boolean) IS
 'exact weighted Jaccard similarity of two documents, each shingle weighing its number of occurrences';
 
 --------------------------------------------------------------------------
--- Containment: how much of a passage a document holds (src/containment.c)
+-- Containment: how much of a passage a document holds (src/text/containment.c)
 --------------------------------------------------------------------------
 CREATE FUNCTION containment(passage text, doc text, shingle_size int DEFAULT 5,
                             unit text DEFAULT 'word',
@@ -234,7 +234,7 @@ COMMENT ON FUNCTION containment(minhash, minhash) IS
 'estimated containment of the query''s set in the document''s, from their sketches: coarse when the document is much larger (see the manual)';
 
 -- No PL/pgSQL builds SQL any more: ndd_explain and the event trigger's
--- function are C (src/explain.c, src/token_table.c), with the same
+-- function are C (src/features/explain.c, src/features/token_table.c), with the same
 -- signatures, labels, settings, comments and privileges
 CREATE OR REPLACE FUNCTION ndd_explain(a text, b text, shingle_size int DEFAULT 5,
                                        unit text DEFAULT 'word', sample int DEFAULT 5,

@@ -136,7 +136,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 10;
 COMMENT ON FUNCTION minhash_sketch(bigint[], int, int) IS
 'minhash sketch of a set of integers';
 
--- weighted minhash: sketches of weighted sets (src/weighted_minhash.c)
+-- weighted minhash: sketches of weighted sets (src/sketch/weighted_minhash.c)
 CREATE FUNCTION weighted_minhash_sketch(features text[], weights float8[],
                                         num_perm int DEFAULT 128, seed int DEFAULT 0)
 RETURNS minhash
@@ -413,7 +413,7 @@ COMMENT ON OPERATOR CLASS minhash_ops USING gin IS
 'LSH band keys of minhash sketches; exact for thresholds the banding can serve';
 
 --------------------------------------------------------------------------
--- Containment: how much of a passage a document holds (src/containment.c)
+-- Containment: how much of a passage a document holds (src/text/containment.c)
 --------------------------------------------------------------------------
 CREATE FUNCTION containment(passage text, doc text, shingle_size int DEFAULT 5,
                             unit text DEFAULT 'word',
@@ -1060,7 +1060,7 @@ COMMENT ON OPERATOR CLASS simhash_knn_ops USING gist IS
 -- I-Match, SpotSigs and ndd_explain
 --------------------------------------------------------------------------
 
--- I-Match (src/imatch.c): a lexicon of document frequencies aggregated over
+-- I-Match (src/sketch/imatch.c): a lexicon of document frequencies aggregated over
 -- a collection, within work_mem; a signature per document, the hash of its
 -- distinct words whose idf ln(N / df) lies in a band, and signatures from
 -- randomized sub-lexicons that still match after a few words changed.
@@ -1137,7 +1137,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION imatch_lexicon_info(bytea) IS
 'size of an I-Match lexicon: its documents and distinct words';
 
--- SpotSigs (src/spotsigs.c): an antecedent stopword and the next `chain`
+-- SpotSigs (src/sketch/spotsigs.c): an antecedent stopword and the next `chain`
 -- words that are not stopwords; antecedents are stopwords too
 CREATE FUNCTION spotsigs(doc text,
                          antecedents text[] DEFAULT ARRAY['a', 'an', 'the', 'is', 'are', 'was', 'were', 'be', 'been', 'there', 'that', 'this'],
@@ -1160,7 +1160,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION spotsigs_similarity(bigint[], bigint[], float8) IS
 'Jaccard of two spot signature sets, or NULL without comparing them when the length-ratio bound min/max is below threshold';
 
--- ndd_explain (src/explain.c): why two documents were (not) matched, from the
+-- ndd_explain (src/features/explain.c): why two documents were (not) matched, from the
 -- functions above
 CREATE FUNCTION ndd_explain(a text, b text, shingle_size int DEFAULT 5,
                             unit text DEFAULT 'word', sample int DEFAULT 5,
@@ -1183,7 +1183,7 @@ COMMENT ON FUNCTION ndd_explain(text, text, int, text, int, boolean, int, int) I
 -- supershingles and b-bit minhash
 --------------------------------------------------------------------------
 
--- Broder's super-shingles (src/supershingle.c): group g of a sketch of K
+-- Broder's super-shingles (src/sketch/supershingle.c): group g of a sketch of K
 -- positions is positions g*r .. g*r + r - 1, r = floor(K / groups), hashed
 -- into one bigint; near-duplicates share at least 2.  GIN's array_ops finds
 -- rows sharing one (&&).
@@ -1213,7 +1213,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION supershingle_probability(float8, int, int, int) IS
 'probability that a pair of this similarity shares at least at_least of groups super-shingles: sum over j >= at_least of C(groups, j) p^j (1 - p)^(groups - j), p = s^per_group';
 
--- b-bit minwise hashing (Li and Koenig; src/minhash_bbit.c): the lowest b
+-- b-bit minwise hashing (Li and Koenig; src/sketch/minhash_bbit.c): the lowest b
 -- bits of each position, for storage and verification; no index.
 
 CREATE TYPE minhash_bbit;
@@ -1267,7 +1267,7 @@ COMMENT ON FUNCTION similarity(minhash_bbit, minhash_bbit) IS
 -- simhash batch
 --------------------------------------------------------------------------
 
--- Many queries at once (src/simhash_batch.c): the query fingerprints in
+-- Many queries at once (src/features/simhash_batch.c): the query fingerprints in
 -- permuted tables within work_mem, the targets streamed past them.  Both
 -- relations are read as the caller; the generated SQL names them and their
 -- columns quoted and casts with pg_catalog's types.
@@ -1297,7 +1297,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION lsh_banding(minhash, float8, float8) IS
 'banding exact at threshold minus margin standard deviations of the estimate, for sketches like this one';
 
--- The first pass of all-pairs discovery (src/key_filter.c): a bitmap, within
+-- The first pass of all-pairs discovery (src/keys/key_filter.c): a bitmap, within
 -- work_mem, of the bucket keys that may occur more than once.
 CREATE FUNCTION ndd_colliding_keys_transfn(internal, bigint[], bigint)
 RETURNS internal
@@ -1345,7 +1345,7 @@ COMMENT ON FUNCTION ndd_colliding(bigint[], bytea, int) IS
 -- Discovery across shards (postgres_fdw partitions): every shard returns its
 -- whole filter state, both bitmaps and the counters, of one size the
 -- coordinator chose, and the coordinator merges them into the filter
--- (src/key_filter.c).
+-- (src/keys/key_filter.c).
 CREATE FUNCTION ndd_key_filter_bits(expected_keys bigint)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'ndd_key_filter_bits'
@@ -1399,13 +1399,13 @@ COMMENT ON AGGREGATE ndd_colliding_keys_merge(bytea) IS
 --   2. the keys that may collide are kept, with their rows' ids (a small
 --      part of all keys), except each row's most frequent keys: a pair that
 --      must share `required` keys shares one of the others (prefix
---      filtering, see src/key_filter.c), and frequent keys make buckets
+--      filtering, see src/keys/key_filter.c), and frequent keys make buckets
 --      whose pairs grow as their square;
 --   3. rows sharing a kept key become candidates when a 32-byte summary
 --      of their sketches (minhash_lowbits) does not rule them out;
 --   4. candidates whose sketches reach the threshold are returned.
 -- Steps 2-4 are plain SQL over temporary tables, which PostgreSQL keeps
--- within work_mem (spilling to disk) and can cancel (src/pairs.c runs them).  With verify_column,
+-- within work_mem (spilling to disk) and can cancel (src/features/pairs.c runs them).  With verify_column,
 -- minhash candidates are taken 3 standard deviations of the estimate below
 -- the threshold, and pairs are kept when the exact jaccard() of the stored
 -- texts reaches it; similarity is then the exact value.
@@ -1546,7 +1546,7 @@ COMMENT ON FUNCTION near_duplicate_top_k(regclass, name, name, minhash, int, boo
 --------------------------------------------------------------------------
 
 -- Tokens that concurrent inserters of near-duplicates both claim (see
--- src/trigger.c).  Granted to nobody: the trigger claims a table's tokens as
+-- src/features/trigger.c).  Granted to nobody: the trigger claims a table's tokens as
 -- this table's owner, keyed by the guarded table, so only roles that write
 -- that table can make each other wait, and no role can read, lock or fill it.
 CREATE TABLE ndd_near_duplicate_locks (
@@ -1562,7 +1562,7 @@ COMMENT ON TABLE ndd_near_duplicate_locks IS
 'internal: tokens claimed by ndd_reject_near_duplicates so that concurrent near-duplicate inserts serialize; at most 65536 rows per guarded table';
 
 -- A dropped table's tokens go with it, so the token table stays bounded by
--- the guarded tables that exist (src/token_table.c).
+-- the guarded tables that exist (src/features/token_table.c).
 CREATE FUNCTION ndd_forget_dropped_tables()
 RETURNS event_trigger
 AS 'MODULE_PATHNAME', 'ndd_forget_dropped_tables'
@@ -1598,7 +1598,7 @@ COMMENT ON FUNCTION ndd_claim_cluster_lock(regclass) IS
 'internal: holds to the end of the transaction the lock under which a maintained cluster table changes (needs UPDATE on it)';
 
 -- One row's change, applied to the cluster table mapping (id, cluster_id) of
--- tbl (src/maintain_clusters.c; ndd_maintain_clusters_trigger applies it as
+-- tbl (src/features/maintain_clusters.c; ndd_maintain_clusters_trigger applies it as
 -- tbl's owner, after it has claimed the row's near-duplicate tokens).
 -- old_id leaves its cluster, which is recomputed from its remaining members;
 -- new_id joins the clusters of its near-duplicates; neither (a TRUNCATE)
@@ -1623,7 +1623,7 @@ LANGUAGE C;
 COMMENT ON FUNCTION ndd_maintain_clusters_trigger() IS
 'internal: AFTER INSERT OR UPDATE OR DELETE (and TRUNCATE) trigger that ndd_maintain_clusters puts on a table';
 
--- src/maintain_clusters.c: the checks, then the cluster table, its first
+-- src/features/maintain_clusters.c: the checks, then the cluster table, its first
 -- clusters and the triggers, the table locked against writers meanwhile
 CREATE FUNCTION ndd_maintain_clusters(tbl regclass, sketch_column name, id_column name,
                                       threshold float8 DEFAULT NULL,

@@ -7,7 +7,7 @@
 #include "fmgr.h"
 #include "utils/guc.h"
 
-#include "ndd.h"
+#include "base/ndd_limits.h"
 
 /* 18 lets a module name itself (and its version) in pg_get_loaded_modules */
 #if PG_VERSION_NUM >= 180000

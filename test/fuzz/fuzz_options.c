@@ -26,11 +26,11 @@
 #include <math.h>
 
 #include "access/gin.h"
-#include "lsh.h"
-#include "minhash.h"
-#include "ndd.h"
-#include "simhash.h"
-#include "simhash_keys.h"
+#include "base/ndd_limits.h"
+#include "keys/lsh.h"
+#include "keys/simhash_keys.h"
+#include "sketch/minhash.h"
+#include "sketch/simhash.h"
 
 extern Datum gin_minhash_options(PG_FUNCTION_ARGS);
 extern Datum gin_extract_value_minhash(PG_FUNCTION_ARGS);

@@ -19,9 +19,9 @@
  */
 #include "fuzz.h"
 #include "mb/pg_wchar.h"
-#include "hash.h"
-#include "ndd.h"
-#include "shingle.h"
+#include "base/hash.h"
+#include "base/ndd_limits.h"
+#include "text/shingle.h"
 
 typedef struct Run
 {

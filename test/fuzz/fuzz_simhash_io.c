@@ -6,7 +6,7 @@
  *		accepted value survives out -> in and send -> recv.
  */
 #include "fuzz.h"
-#include "simhash.h"
+#include "sketch/simhash.h"
 
 extern Datum simhash_in(PG_FUNCTION_ARGS);
 extern Datum simhash_out(PG_FUNCTION_ARGS);

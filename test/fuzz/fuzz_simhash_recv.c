@@ -7,7 +7,7 @@
  *		the bytes received.
  */
 #include "fuzz.h"
-#include "simhash.h"
+#include "sketch/simhash.h"
 
 extern Datum simhash_in(PG_FUNCTION_ARGS);
 extern Datum simhash_out(PG_FUNCTION_ARGS);

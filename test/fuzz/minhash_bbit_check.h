@@ -7,9 +7,9 @@
 #define NDD_FUZZ_MINHASH_BBIT_CHECK_H
 
 #include "fuzz.h"
-#include "minhash.h"
-#include "minhash_bbit.h"
-#include "ndd.h"
+#include "base/ndd_limits.h"
+#include "sketch/minhash.h"
+#include "sketch/minhash_bbit.h"
 
 extern Datum minhash_bbit_in(PG_FUNCTION_ARGS);
 extern Datum minhash_bbit_out(PG_FUNCTION_ARGS);

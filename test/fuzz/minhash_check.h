@@ -14,8 +14,8 @@
 #include <math.h>
 
 #include "fuzz.h"
-#include "minhash.h"
-#include "ndd.h"
+#include "base/ndd_limits.h"
+#include "sketch/minhash.h"
 
 extern Datum minhash_in(PG_FUNCTION_ARGS);
 extern Datum minhash_out(PG_FUNCTION_ARGS);

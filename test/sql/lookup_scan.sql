@@ -1,4 +1,4 @@
--- The lookup scan (src/minhash_lookup_scan.c): col % q through a minhash_ops
+-- The lookup scan (src/index/minhash_lookup_scan.c): col % q through a minhash_ops
 -- index, counted from the posting lists.  Its rows equal those of GIN's own
 -- scan (ndd.lookup_scan = off) and of a sequential scan at every threshold,
 -- with rows in the pending list, deleted and updated rows, as a subplan

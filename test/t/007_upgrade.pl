@@ -191,7 +191,7 @@ $node->safe_psql('data', 'CREATE ROLE stranger');
 like($err, qr/permission denied/, 'and its token table is no longer open to every role');
 
 # An upgrade step carries catalog changes only: from 0.2.0 on no step holds
-# a function body, and 0.3.1, which changed what discovery does (src/pairs.c)
+# a function body, and 0.3.1, which changed what discovery does (src/features/pairs.c)
 # and nothing in the catalog, has a step without a single statement.
 for my $step (sort glob "$extdir/ndd--*--*.sql")
 {

@@ -1,0 +1,746 @@
+/*
+ * containment.c
+ *		Containment: how much of a passage a document holds, exactly, and the
+ *		GIN operator class containment_ops that finds the documents holding
+ *		at least a share t of a passage's shingles.
+ *
+ * Containment C(Q, D) = |Q ∩ D| / |Q| over shingle sets.  Resemblance fails
+ * for a short passage inside a long document (a 200-word quote in a
+ * 20,000-word page resembles it at J ~ 0.01 even when it is there whole);
+ * containment is 1 there.
+ *
+ * The index is an inverted index of shingles, as pg_trgm's is of trigrams:
+ * each document's distinct shingles are its keys, key_bits bits (24 by
+ * default) of each shingle's 64-bit hash.  A query demands that a row match
+ * enough of the passage's keys: a document holding a share t of the
+ * passage's |Q| shingles matches at least ceil(t |Q|) of them, less one for
+ * every two of the passage's shingles whose keys coincide (such a pair
+ * matches as one key).  So the index returns every row the operator
+ * accepts, and the recheck, the exact containment of the text, removes the
+ * chance matches that short keys let through.  Inserts, updates and deletes
+ * are GIN's own.
+ *
+ * A long passage sends at most CONTAINMENT_QUERY_KEYS_MAX of its keys:
+ * GIN's work grows with the keys sent, with their square before it reads
+ * the index, and in the pending list it looks each key up in each row deaf
+ * to cancel.  A row holding R of all the passage's keys holds at least R
+ * less the keys not sent, so that is what it must match; where that leaves
+ * nothing to ask, every row is a candidate and the recheck decides.  The
+ * recheck shingles the passage once per scan, not once per row
+ * (PassageCache), and looks each of a document's shingles up in it.
+ *
+ * The passage is given with its threshold and its shingling as a
+ * containment_query, built by containment_query(): an index serves the
+ * queries of its own shingling (its options).  Asked a query shingled
+ * otherwise, it matches every row, so that the answer stays exact (the
+ * recheck shingles as the query asks) and the planner, which prices that as
+ * reading the whole index, prefers an index that matches or a scan.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/detoast.h"
+#include "access/gin.h"
+#include "access/htup_details.h"
+#include "access/reloptions.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/primnodes.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+#include "base/ndd_limits.h"
+#include "base/toast_read.h"
+#include "index/gin_enough_keys.h"
+#include "text/containment.h"
+#include "text/shingle.h"
+
+/* The one strategy of containment_ops: text @> containment_query. */
+#define CONTAINMENT_STRATEGY	1
+
+/* A passage, its threshold and its shingling, from a containment_query. */
+typedef struct ContainmentQuery
+{
+	text	   *passage;
+	double		threshold;
+	ShingleConfig cfg;
+} ContainmentQuery;
+
+/* The options of a containment_ops index: the shingling of its keys. */
+typedef struct ContainmentGinOptions
+{
+	int32		vl_len_;		/* varlena header (do not touch directly!) */
+	int			shingle_size;
+	int			unit;			/* ShingleUnit */
+	bool		strip_html;
+	int			key_bits;		/* bits of each shingle's hash kept */
+} ContainmentGinOptions;
+
+/*
+ * Keys of 24 bits by default: past 16M distinct shingles (a few thousand
+ * long documents) keys repeat, and GIN stores a key once with a compressed
+ * list of its rows, a byte or two a row, where a key of one row costs a
+ * whole entry (about 30 bytes).  A passage's chance matches stay rare: a
+ * 10,000-shingle document holds a given 24-bit key once in 1,700.
+ */
+#define CONTAINMENT_KEY_BITS_DEFAULT	24
+#define CONTAINMENT_KEY_BITS_MIN		16
+#define CONTAINMENT_KEY_BITS_MAX		32
+
+/*
+ * The most keys a query sends.  GIN's work grows with them, and none of it
+ * can be cancelled in the pending list: it looks each key up in each
+ * pending row, holding the page's lock (so interrupts are held off), about
+ * 0.2 to 0.4 ms a key for 4 MB of pending list (its default limit) of
+ * 1,000-word or 40-word documents here.  Before reading the index it calls
+ * triConsistent, which counts all the keys, once per key until the keys
+ * left cannot reach the count; PostgreSQL releases before 2025 also rewrite
+ * all the keys' flags before each call, keys^2 in all.  2,048 keys keep the
+ * pending list under a second and the rest to milliseconds; a passage of up
+ * to 2,048 / (1 - t) shingles (10,240 at t = 0.8) still narrows the rows.
+ */
+#define CONTAINMENT_QUERY_KEYS_MAX	2048
+
+static relopt_enum_elt_def unit_values[] =
+{
+	{"word", SHINGLE_UNIT_WORD},
+	{"char", SHINGLE_UNIT_CHAR},
+	{(const char *) NULL, 0}
+};
+
+/* ---------------------------------------------------------------------
+ * Exact containment
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * A passage's distinct shingles, sorted, kept in fn_extra across the rows
+ * of one expression: a scan and an index's recheck call the operator (and
+ * containment()) once per row with the same passage, and shingling a long
+ * one for every row cost |Q| log |Q| a row.  The key is the bytes of the
+ * argument that holds the passage, as it comes (ArgKey).  A Const cannot
+ * change and is not compared; anything else is, since an expression may be
+ * evaluated again with new values (a join's inner side; PL/pgSQL keeps a
+ * simple expression's state while its variables, external Params, change).
+ */
+typedef struct PassageCache
+{
+	bool		valid;
+	bool		constant;		/* the arguments are Consts */
+	Size		len;			/* the key */
+	char	   *key;
+	bool		null_field;		/* a containment_query with a NULL field */
+	double		threshold;
+	ShingleConfig cfg;
+	uint64	   *set;			/* in fn_mcxt */
+	size_t		n;
+	uint32	   *dir;			/* a long set's directory, or NULL */
+	int			dir_bits;
+} PassageCache;
+
+/*
+ * A set of this many shingles or more gets a directory: where each run of
+ * hashes with the same top dir_bits bits starts, four to eight hashes a
+ * run.  A document's hash is then looked for in its run, not searched for
+ * in the whole passage, where each step of a binary search in a set of
+ * millions is a cache miss.
+ */
+#define PASSAGE_DIRECTORY_MIN	4096
+
+/*
+ * The bytes that identify a varlena argument: as it comes, a pointer to a
+ * value stored out of line, compressed or plain, so that a passage read
+ * from a table is neither fetched nor decompressed again for each row.
+ * Equal bytes are an equal value: a value stored out of line is never
+ * changed, and its pointer names it.  A value in memory (expanded,
+ * indirect) is flattened.
+ */
+static struct varlena *
+ArgKey(Datum value)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(value);
+
+	if (VARATT_IS_EXTERNAL(v) && !VARATT_IS_EXTERNAL_ONDISK(v))
+		v = detoast_external_attr(v);
+	return v;
+}
+
+/* Are arguments first .. last of the call fcinfo serves Consts? */
+static bool
+ArgsConstant(FunctionCallInfo fcinfo, int first, int last)
+{
+	Node	   *expr = fcinfo->flinfo->fn_expr;
+	List	   *args;
+
+	if (expr == NULL)
+		return false;
+	if (IsA(expr, FuncExpr))
+		args = ((FuncExpr *) expr)->args;
+	else if (IsA(expr, OpExpr))
+		args = ((OpExpr *) expr)->args;
+	else
+		return false;
+	if (list_length(args) <= last)
+		return false;
+	for (int i = first; i <= last; i++)
+		if (!IsA(list_nth(args, i), Const))
+			return false;
+	return true;
+}
+
+/* fn_extra's cache if it holds the set of key (len bytes), else NULL. */
+static PassageCache *
+PassageCacheGet(FunctionCallInfo fcinfo, const void *key, Size len)
+{
+	PassageCache *c = (PassageCache *) fcinfo->flinfo->fn_extra;
+
+	if (c == NULL || !c->valid)
+		return NULL;
+	if (c->constant || (c->len == len && memcmp(c->key, key, len) == 0))
+		return c;
+	return NULL;
+}
+
+/* An emptied cache in fn_extra for key, to be filled by the caller. */
+static PassageCache *
+PassageCacheReset(FunctionCallInfo fcinfo, const void *key, Size len, bool constant)
+{
+	PassageCache *c = (PassageCache *) fcinfo->flinfo->fn_extra;
+
+	if (c == NULL)
+		c = fcinfo->flinfo->fn_extra =
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(PassageCache));
+	if (c->key)
+		pfree(c->key);
+	if (c->set)
+		pfree(c->set);
+	if (c->dir)
+		pfree(c->dir);
+	memset(c, 0, sizeof(PassageCache));
+	c->constant = constant;
+	/* a constant key is never compared: no copy */
+	if (!constant)
+	{
+		c->key = MemoryContextAllocHuge(fcinfo->flinfo->fn_mcxt, Max(len, 1));
+		memcpy(c->key, key, len);
+		c->len = len;
+	}
+	return c;
+}
+
+/* Shingle passage into the cache c (its set in fn_mcxt), and mark it valid. */
+static void
+PassageCacheFill(FunctionCallInfo fcinfo, PassageCache *c, text *passage,
+				 const ShingleConfig *cfg)
+{
+	MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+
+	c->cfg = *cfg;
+	c->set = ShingleSet(VARDATA_ANY(passage), VARSIZE_ANY_EXHDR(passage), cfg, &c->n);
+	if (c->n >= PASSAGE_DIRECTORY_MIN)
+	{
+		size_t		nruns;
+		size_t		i = 0;
+
+		c->dir_bits = 1;
+		while (((size_t) 8 << c->dir_bits) <= c->n)
+			c->dir_bits++;
+		nruns = (size_t) 1 << c->dir_bits;
+		c->dir = palloc_extended((nruns + 1) * sizeof(uint32), MCXT_ALLOC_HUGE);
+		for (size_t run = 0; run <= nruns; run++)
+		{
+			while (i < c->n && (c->set[i] >> (64 - c->dir_bits)) < run)
+				i++;
+			c->dir[run] = (uint32) i;
+		}
+	}
+	MemoryContextSwitchTo(old);
+	c->valid = true;
+}
+
+/* How many of a document's nd sorted, distinct hashes the passage holds. */
+static size_t
+CountShared(const PassageCache *c, const uint64 *d, size_t nd)
+{
+	size_t		common = 0;
+
+	if (c->dir == NULL || c->n < 4 * nd)
+		return ShingleSetIntersection(c->set, c->n, d, nd);
+	for (size_t i = 0; i < nd; i++)
+	{
+		size_t		run = d[i] >> (64 - c->dir_bits);
+		size_t		lo = c->dir[run],
+					hi = c->dir[run + 1];
+
+		/* the first of the run not below d[i] */
+		while (lo < hi)
+		{
+			size_t		mid = lo + (hi - lo) / 2;
+
+			if (c->set[mid] < d[i])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		common += (lo < c->dir[run + 1] && c->set[lo] == d[i]);
+	}
+	return common;
+}
+
+/* C(passage, doc) from the passage's set: 0 for a passage without shingles. */
+static double
+ContainmentOfSet(const PassageCache *c, text *doc)
+{
+	size_t		nd;
+	uint64	   *d;
+	double		containment;
+
+	if (c->n == 0)
+		return 0.0;
+	d = ShingleSet(VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), &c->cfg, &nd);
+	containment = (double) CountShared(c, d, nd) / (double) c->n;
+	pfree(d);
+	return containment;
+}
+
+/* containment(passage text, doc text, shingle_size, unit, strip_html) */
+PG_FUNCTION_INFO_V1(containment_text);
+Datum
+containment_text(PG_FUNCTION_ARGS)
+{
+	struct varlena *key = ArgKey(PG_GETARG_DATUM(0));
+	ShingleConfig cfg;
+	PassageCache *c;
+
+	ShingleConfigInit(&cfg, text_to_cstring(PG_GETARG_TEXT_PP(3)), PG_GETARG_INT32(2),
+					  PG_GETARG_BOOL(4), 0);
+	c = PassageCacheGet(fcinfo, key, VARSIZE_ANY(key));
+	if (c == NULL || !ContainmentSameShingling(&c->cfg, &cfg))
+	{
+		/* the passage and the shingling, not the document */
+		c = PassageCacheReset(fcinfo, key, VARSIZE_ANY(key),
+							  ArgsConstant(fcinfo, 0, 0) && ArgsConstant(fcinfo, 2, 4));
+		PassageCacheFill(fcinfo, c, PG_GETARG_TEXT_PP_CANCELLABLE(0), &cfg);
+	}
+	PG_RETURN_FLOAT8(ContainmentOfSet(c, PG_GETARG_TEXT_PP_CANCELLABLE(1)));
+}
+
+/* ---------------------------------------------------------------------
+ * The query: containment_query(passage, threshold, shingle_size, unit,
+ * strip_html), and text @> containment_query
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * The last query containment_query() made from a passage stored out of
+ * line, and its arguments: a scan that builds the query for each row (its
+ * passage from a subquery, a parameter) would otherwise fetch the passage
+ * from its TOAST table again for each row.
+ */
+typedef struct QueryMakerCache
+{
+	char		passage[TOAST_POINTER_SIZE];
+	double		threshold;
+	int32		shingle_size;
+	char	   *unit;			/* in fn_mcxt */
+	bool		strip_html;
+	HeapTupleHeader query;		/* in fn_mcxt */
+} QueryMakerCache;
+
+/* Do the arguments of fcinfo make the query cached in c? */
+static bool
+QueryMakerCacheHit(FunctionCallInfo fcinfo, const QueryMakerCache *c)
+{
+	struct varlena *passage = (struct varlena *) PG_GETARG_POINTER(0);
+
+	return c != NULL && c->query != NULL && VARATT_IS_EXTERNAL_ONDISK(passage) &&
+		VARSIZE_EXTERNAL(passage) == TOAST_POINTER_SIZE &&
+		memcmp(c->passage, passage, TOAST_POINTER_SIZE) == 0 &&
+		c->threshold == PG_GETARG_FLOAT8(1) &&
+		c->shingle_size == PG_GETARG_INT32(2) &&
+		strcmp(c->unit, text_to_cstring(PG_GETARG_TEXT_PP(3))) == 0 &&
+		c->strip_html == PG_GETARG_BOOL(4);
+}
+
+/* Keep query, made from fcinfo's arguments, if its passage is out of line. */
+static void
+QueryMakerCacheKeep(FunctionCallInfo fcinfo, Datum query)
+{
+	struct varlena *passage = (struct varlena *) PG_GETARG_POINTER(0);
+	QueryMakerCache *c = (QueryMakerCache *) fcinfo->flinfo->fn_extra;
+	MemoryContext old;
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(passage) || VARSIZE_EXTERNAL(passage) != TOAST_POINTER_SIZE)
+		return;
+	if (c == NULL)
+		c = fcinfo->flinfo->fn_extra =
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(QueryMakerCache));
+	if (c->query)
+		pfree(c->query);
+	if (c->unit)
+		pfree(c->unit);
+	c->query = NULL;
+	c->unit = NULL;
+	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	memcpy(c->passage, passage, TOAST_POINTER_SIZE);
+	c->threshold = PG_GETARG_FLOAT8(1);
+	c->shingle_size = PG_GETARG_INT32(2);
+	c->unit = text_to_cstring(PG_GETARG_TEXT_PP(3));
+	c->strip_html = PG_GETARG_BOOL(4);
+	/* last: a cache without its query is never hit */
+	c->query = (HeapTupleHeader) PG_DETOAST_DATUM_COPY(query);
+	MemoryContextSwitchTo(old);
+}
+
+/* containment_query(...): the composite, its fields checked */
+PG_FUNCTION_INFO_V1(containment_query_make);
+Datum
+containment_query_make(PG_FUNCTION_ARGS)
+{
+	QueryMakerCache *c = (QueryMakerCache *) fcinfo->flinfo->fn_extra;
+	TupleDesc	desc;
+	Datum		values[5];
+	bool		nulls[5] = {false, false, false, false, false};
+	ShingleConfig cfg;
+	Datum		query;
+
+	/* a copy: the caller owns its result */
+	if (QueryMakerCacheHit(fcinfo, c))
+		PG_RETURN_DATUM(PointerGetDatum(PG_DETOAST_DATUM_COPY(PointerGetDatum(c->query))));
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "containment_query must return a composite type");
+	NddCheckThreshold(PG_GETARG_FLOAT8(1));
+	ShingleConfigInit(&cfg, text_to_cstring(PG_GETARG_TEXT_PP(3)), PG_GETARG_INT32(2),
+					  PG_GETARG_BOOL(4), 0);
+	for (int i = 0; i < 5; i++)
+		values[i] = PG_GETARG_DATUM(i);
+	/* a passage stored out of line: fetched here, compressed or not */
+	values[0] = PointerGetDatum(ToastFetchCancellable((struct varlena *) PG_GETARG_POINTER(0)));
+	query = HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls));
+	if (values[0] != PG_GETARG_DATUM(0))
+		pfree(DatumGetPointer(values[0]));
+	QueryMakerCacheKeep(fcinfo, query);
+	PG_RETURN_DATUM(query);
+}
+
+/*
+ * The fields of a containment_query; false if any is NULL (no row matches).
+ * A query stored out of line (a long passage read from a table) is fetched
+ * honouring query cancel.
+ */
+static bool
+ReadQuery(Datum query, ContainmentQuery *q)
+{
+	HeapTupleHeader tuple = (HeapTupleHeader) DetoastCancellable((struct varlena *) DatumGetPointer(query));
+	bool		isnull[5];
+	Datum		v[5];
+
+	for (int i = 0; i < 5; i++)
+	{
+		v[i] = GetAttributeByNum(tuple, i + 1, &isnull[i]);
+		if (isnull[i])
+			return false;
+	}
+	q->passage = DatumGetTextPP(v[0]);
+	q->threshold = DatumGetFloat8(v[1]);
+	/* a composite may be written by hand: check what the maker checks */
+	NddCheckThreshold(q->threshold);
+	ShingleConfigInit(&q->cfg, TextDatumGetCString(v[3]), DatumGetInt32(v[2]),
+					  DatumGetBool(v[4]), 0);
+	return true;
+}
+
+/* doc @> containment_query(passage, t, ...): containment(passage, doc) >= t */
+PG_FUNCTION_INFO_V1(containment_contains_op);
+Datum
+containment_contains_op(PG_FUNCTION_ARGS)
+{
+	text	   *doc = PG_GETARG_TEXT_PP_CANCELLABLE(0);
+	struct varlena *key = ArgKey(PG_GETARG_DATUM(1));
+	PassageCache *c = PassageCacheGet(fcinfo, key, VARSIZE_ANY(key));
+
+	if (c == NULL)
+	{
+		ContainmentQuery q;
+
+		c = PassageCacheReset(fcinfo, key, VARSIZE_ANY(key), ArgsConstant(fcinfo, 1, 1));
+		if (ReadQuery(PG_GETARG_DATUM(1), &q))
+		{
+			c->threshold = q.threshold;
+			PassageCacheFill(fcinfo, c, q.passage, &q.cfg);
+		}
+		else
+		{
+			c->null_field = true;
+			c->valid = true;
+		}
+	}
+	if (c->null_field)
+		PG_RETURN_NULL();
+	PG_RETURN_BOOL(ContainmentOfSet(c, doc) >= c->threshold);
+}
+
+/* ---------------------------------------------------------------------
+ * GIN support
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * Calls of the compare function between two looks at interrupts: a look
+ * costs a load and a branch, a call through fmgr a few nanoseconds, so
+ * 4,096 calls are microseconds apart.
+ */
+#define CONTAINMENT_COMPARE_CHECK_CALLS	4096
+
+/*
+ * compare(int4, int4): the order of the keys, int4's, looking at pending
+ * interrupts every CONTAINMENT_COMPARE_CHECK_CALLS calls.  GIN's build puts
+ * a row's keys (millions for a long document) into its in-memory tree
+ * (ginInsertBAEntries) calling nothing of ours but this and looking at no
+ * interrupt itself.  Where GIN compares holding a buffer lock (searching
+ * the entry tree, matching or flushing the pending list), interrupts are
+ * held off and the look does nothing; an error elsewhere is GIN's usual
+ * abort.
+ */
+PG_FUNCTION_INFO_V1(gin_compare_containment);
+Datum
+gin_compare_containment(PG_FUNCTION_ARGS)
+{
+	static uint32 calls = 0;
+	int32		a = PG_GETARG_INT32(0);
+	int32		b = PG_GETARG_INT32(1);
+
+	if (unlikely(++calls % CONTAINMENT_COMPARE_CHECK_CALLS == 0))
+		CHECK_FOR_INTERRUPTS();
+	PG_RETURN_INT32((a > b) - (a < b));
+}
+
+/* options(internal) */
+PG_FUNCTION_INFO_V1(gin_containment_options);
+Datum
+gin_containment_options(PG_FUNCTION_ARGS)
+{
+	local_relopts *relopts = (local_relopts *) PG_GETARG_POINTER(0);
+
+	init_local_reloptions(relopts, sizeof(ContainmentGinOptions));
+	add_local_int_reloption(relopts, "shingle_size", "shingle_size of the indexed shingles",
+							NDD_SHINGLE_SIZE_DEFAULT, NDD_SHINGLE_SIZE_MIN, NDD_SHINGLE_SIZE_MAX,
+							offsetof(ContainmentGinOptions, shingle_size));
+	add_local_enum_reloption(relopts, "unit", "unit of the indexed shingles",
+							 unit_values, SHINGLE_UNIT_WORD,
+							 "Valid values are \"word\" and \"char\".",
+							 offsetof(ContainmentGinOptions, unit));
+	add_local_bool_reloption(relopts, "strip_html", "whether markup was stripped before shingling",
+							 false, offsetof(ContainmentGinOptions, strip_html));
+	add_local_int_reloption(relopts, "key_bits", "bits of each shingle's hash kept in its key",
+							CONTAINMENT_KEY_BITS_DEFAULT, CONTAINMENT_KEY_BITS_MIN,
+							CONTAINMENT_KEY_BITS_MAX,
+							offsetof(ContainmentGinOptions, key_bits));
+	PG_RETURN_VOID();
+}
+
+/* The shingling of a containment_ops index column, from its parsed options. */
+void
+ContainmentIndexShingling(const bytea *options, ShingleConfig *cfg)
+{
+	const ContainmentGinOptions *opts = (const ContainmentGinOptions *) options;
+
+	ShingleConfigInit(cfg, ShingleUnitName((ShingleUnit) opts->unit),
+					  opts->shingle_size, opts->strip_html, 0);
+}
+
+/* Do two shinglings give the same shingles? */
+bool
+ContainmentSameShingling(const ShingleConfig *a, const ShingleConfig *b)
+{
+	return a->unit == b->unit && a->size == b->size && a->strip_html == b->strip_html;
+}
+
+/* The shingling of the index column being scanned or built. */
+static void
+IndexShingling(FunctionCallInfo fcinfo, ShingleConfig *cfg, ContainmentGinOptions **opts)
+{
+	if (!PG_HAS_OPCLASS_OPTIONS())
+		elog(ERROR, "containment_ops called without its options");
+	*opts = (ContainmentGinOptions *) PG_GET_OPCLASS_OPTIONS();
+	ContainmentIndexShingling((bytea *) *opts, cfg);
+}
+
+/* The key of a 64-bit shingle hash: its low key_bits bits, both halves mixed. */
+static inline int32
+ShingleKey(uint64 hash, int key_bits)
+{
+	uint32		folded = (uint32) (hash ^ (hash >> 32));
+
+	return (int32) (key_bits >= 32 ? folded : folded & (((uint32) 1 << key_bits) - 1));
+}
+
+/* A sort of keys that honours query cancel: a 100 MB document has millions. */
+#define ST_SORT sort_keys
+#define ST_ELEMENT_TYPE int32
+#define ST_COMPARE(a, b) ((*(a) > *(b)) - (*(a) < *(b)))
+#define ST_CHECK_FOR_INTERRUPTS
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+/*
+ * Distinct keys of a shingle set, at most max of them, as Datums; *nkeys of
+ * them.  Under max, all of them; else the least of the keys of its first
+ * shingles, as many as that takes (any max of them serve a query, and a
+ * passage of millions of shingles need not sort its keys).
+ */
+static Datum *
+KeysOfSet(const uint64 *set, size_t n, int key_bits, int max, int32 *nkeys)
+{
+	size_t		take = (size_t) max >= n / 2 ? n : (size_t) max * 2;
+	int32	   *keys = palloc_extended(Max(n, 1) * sizeof(int32), MCXT_ALLOC_HUGE);
+	Datum	   *datums;
+	int			m;
+
+	for (;;)
+	{
+		m = 0;
+		for (size_t i = 0; i < take; i++)
+			keys[i] = ShingleKey(set[i], key_bits);
+		sort_keys(keys, take);
+		for (size_t i = 0; i < take; i++)
+			if (m == 0 || keys[i] != keys[m - 1])
+				keys[m++] = keys[i];
+		/* keys coincided: more shingles */
+		if (m >= max || take == n)
+			break;
+		take = Min(n, take * 2);
+	}
+	m = Min(m, max);
+	datums = palloc_extended(Max(m, 1) * sizeof(Datum), MCXT_ALLOC_HUGE);
+	for (int i = 0; i < m; i++)
+		datums[i] = Int32GetDatum(keys[i]);
+	pfree(keys);
+	*nkeys = m;
+	return datums;
+}
+
+/* extractValue(text, internal): a document's distinct shingle keys */
+PG_FUNCTION_INFO_V1(gin_extract_value_containment);
+Datum
+gin_extract_value_containment(PG_FUNCTION_ARGS)
+{
+	text	   *doc = PG_GETARG_TEXT_PP(0);
+	int32	   *nkeys = (int32 *) PG_GETARG_POINTER(1);
+	ContainmentGinOptions *opts;
+	ShingleConfig cfg;
+	size_t		n;
+	uint64	   *set;
+	Datum	   *keys;
+
+	IndexShingling(fcinfo, &cfg, &opts);
+	set = ShingleSet(VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), &cfg, &n);
+	CHECK_FOR_INTERRUPTS();
+	keys = KeysOfSet(set, n, opts->key_bits, INT_MAX, nkeys);
+	pfree(set);
+	PG_RETURN_POINTER(keys);
+}
+
+/*
+ * extractQuery(containment_query, internal, int2, internal, internal,
+ * internal, internal): at most CONTAINMENT_QUERY_KEYS_MAX of the passage's
+ * keys, and in extra_data the count a row must match
+ */
+PG_FUNCTION_INFO_V1(gin_extract_query_containment);
+Datum
+gin_extract_query_containment(PG_FUNCTION_ARGS)
+{
+	int32	   *nkeys = (int32 *) PG_GETARG_POINTER(1);
+	StrategyNumber strategy = PG_GETARG_UINT16(2);
+	Pointer   **extra_data = (Pointer **) PG_GETARG_POINTER(4);
+	int32	   *search_mode = (int32 *) PG_GETARG_POINTER(6);
+	ContainmentGinOptions *opts;
+	ShingleConfig cfg;
+	ContainmentQuery q;
+	size_t		n;
+	uint64	   *set;
+	Datum	   *keys;
+	int64		required;
+	int		   *extra;
+
+	if (strategy != CONTAINMENT_STRATEGY)
+		elog(ERROR, "unrecognized strategy number: %d", strategy);
+	IndexShingling(fcinfo, &cfg, &opts);
+	*nkeys = 0;
+	*search_mode = GIN_SEARCH_MODE_DEFAULT;
+	/* a NULL field: no row, as in a scan */
+	if (!ReadQuery(PG_GETARG_DATUM(0), &q))
+		PG_RETURN_POINTER(NULL);
+	/* another index's query: every row, and the recheck decides */
+	if (!ContainmentSameShingling(&q.cfg, &cfg))
+	{
+		*search_mode = GIN_SEARCH_MODE_ALL;
+		PG_RETURN_POINTER(NULL);
+	}
+
+	/* 1. the passage's keys: no shingle, no row (its containment is 0) */
+	set = ShingleSet(VARDATA_ANY(q.passage), VARSIZE_ANY_EXHDR(q.passage), &cfg, &n);
+	keys = KeysOfSet(set, n, opts->key_bits, CONTAINMENT_QUERY_KEYS_MAX, nkeys);
+	pfree(set);
+	if (*nkeys == 0)
+		PG_RETURN_POINTER(NULL);
+
+	/*
+	 * 2. the keys a row must match: ceil(t |Q|) shingles, less one for each
+	 * of the other |Q| - nkeys shingles, whose keys coincide with one sent or
+	 * are not sent; the small margin keeps a product such as 0.7 * 10 from
+	 * rounding up past 7.
+	 */
+	required = (int64) ceil(q.threshold * (double) n - 1e-9) - (int64) (n - *nkeys);
+	if (required <= 0)
+	{
+		/* every row may hold enough: the recheck decides */
+		*nkeys = 0;
+		*search_mode = GIN_SEARCH_MODE_ALL;
+		PG_RETURN_POINTER(NULL);
+	}
+	extra = palloc(sizeof(int));
+	*extra = (int) required;
+	*extra_data = palloc(*nkeys * sizeof(Pointer));
+	for (int i = 0; i < *nkeys; i++)
+		(*extra_data)[i] = (Pointer) extra;
+	PG_RETURN_POINTER(keys);
+}
+
+/*
+ * consistent(internal, int2, containment_query, int4, internal, internal,
+ * internal, internal).  Both consistent functions look at pending
+ * interrupts: GIN calls them in loops of its own that do not (once per key
+ * to split the keys, once per row of the pending list).
+ */
+PG_FUNCTION_INFO_V1(gin_containment_consistent);
+Datum
+gin_containment_consistent(PG_FUNCTION_ARGS)
+{
+	bool	   *check = (bool *) PG_GETARG_POINTER(0);
+	int32		nkeys = PG_GETARG_INT32(3);
+	Pointer    *extra_data = (Pointer *) PG_GETARG_POINTER(4);
+	bool	   *recheck = (bool *) PG_GETARG_POINTER(5);
+
+	CHECK_FOR_INTERRUPTS();
+	*recheck = true;
+	PG_RETURN_BOOL(GinEnoughKeys(check, nkeys, extra_data));
+}
+
+/* triConsistent(internal, int2, containment_query, int4, internal, internal, internal) */
+PG_FUNCTION_INFO_V1(gin_containment_triconsistent);
+Datum
+gin_containment_triconsistent(PG_FUNCTION_ARGS)
+{
+	GinTernaryValue *check = (GinTernaryValue *) PG_GETARG_POINTER(0);
+	int32		nkeys = PG_GETARG_INT32(3);
+	Pointer    *extra_data = (Pointer *) PG_GETARG_POINTER(4);
+
+	CHECK_FOR_INTERRUPTS();
+	PG_RETURN_GIN_TERNARY_VALUE(GinMaybeEnoughKeys(check, nkeys, extra_data) ? GIN_MAYBE : GIN_FALSE);
+}

@@ -28,7 +28,7 @@ fuzz=$NDD_TOP/test/fuzz
 harnesses=${NDD_FUZZ_ONLY:-$(cd "$fuzz" && ls fuzz_*.c | sed 's/\.c$//')}
 
 # the real src files the harnesses call, and what they need of the backend
-srcs="shingle sort_uint64 minhash weighted_minhash minhash_bbit simhash key_filter lsh minhash_gin simhash_keys simhash_gin"
+srcs="text/shingle base/sort_uint64 sketch/minhash sketch/weighted_minhash sketch/minhash_bbit sketch/simhash keys/key_filter keys/lsh keys/simhash_keys index/minhash_gin index/simhash_gin"
 cflags="-g -O1 -fno-omit-frame-pointer -Wno-ignored-attributes -fsanitize=address,undefined -fno-sanitize-recover=all"
 incs="-I$($PG_CONFIG --includedir-server) -I/usr/include -I$NDD_TOP/src -I$fuzz"
 libs="$($PG_CONFIG --pkglibdir)/libpgcommon.a $($PG_CONFIG --pkglibdir)/libpgport.a -lm"
@@ -36,8 +36,8 @@ libs="$($PG_CONFIG --pkglibdir)/libpgcommon.a $($PG_CONFIG --pkglibdir)/libpgpor
 say "building the harnesses in $build"
 objs=
 for f in $srcs; do
-	$CC $cflags -fsanitize=fuzzer-no-link $incs -c "$NDD_TOP/src/$f.c" -o "$build/$f.o" || exit 1
-	objs="$objs $build/$f.o"
+	$CC $cflags -fsanitize=fuzzer-no-link $incs -c "$NDD_TOP/src/$f.c" -o "$build/${f#*/}.o" || exit 1
+	objs="$objs $build/${f#*/}.o"
 done
 $CC $cflags -fsanitize=fuzzer-no-link $incs -c "$fuzz/pg_shim.c" -o "$build/pg_shim.o" || exit 1
 for h in $harnesses; do

@@ -228,7 +228,7 @@ scan_reports() {
 	' "$1" "$2"
 }
 # a frame in ndd.so or in ndd's sources
-NDD_FRAMES='(/ndd\.so\b|(^|[\s/(])src/[a-z_]+\.[ch]:\d)'
+NDD_FRAMES='(/ndd\.so\b|(^|[\s/(])src/([a-z]+/)?[a-z_]+\.[ch]:\d)'
 
 # --- self-check: a backend runs sanitized ndd, and a report lands in $logs
 say "self-check: a backend with the runtimes, ndd.so and a probe"

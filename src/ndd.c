@@ -8,6 +8,9 @@
 #include "utils/guc.h"
 
 #include "base/ndd_limits.h"
+#include "index/minhash_lookup_scan.h"
+#include "sketch/minhash.h"
+#include "sketch/simhash.h"
 
 /* 18 lets a module name itself (and its version) in pg_get_loaded_modules */
 #if PG_VERSION_NUM >= 180000
@@ -15,9 +18,6 @@ PG_MODULE_MAGIC_EXT(.name = "ndd");
 #else
 PG_MODULE_MAGIC;
 #endif
-
-double		ndd_similarity_threshold = NDD_SIMILARITY_THRESHOLD_DEFAULT;
-int			ndd_hamming_threshold = NDD_HAMMING_THRESHOLD_DEFAULT;
 
 void		_PG_init(void);
 

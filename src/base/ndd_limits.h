@@ -1,10 +1,12 @@
 /*
- * ndd.h
- *		Limits, defaults and GUCs shared by every part of the ndd extension,
- *		and the checks of the arguments they limit.
+ * ndd_limits.h
+ *		Limits and defaults shared by every layer of ndd, and the checks of
+ *		the arguments they limit.  It includes nothing of ndd, so that any
+ *		file may include it; the settings (GUCs) belong to the files that
+ *		read them and are registered by ndd.c.
  */
-#ifndef NDD_H
-#define NDD_H
+#ifndef NDD_LIMITS_H
+#define NDD_LIMITS_H
 
 #include "utils/array.h"
 
@@ -46,14 +48,6 @@
 #define NDD_SIMHASH_MATCH_STRATEGY			1	/* simhash % simhash */
 #define NDD_SIMHASH_DISTANCE_STRATEGY		2	/* simhash <-> simhash */
 #define NDD_SIMHASH_MATCH_QUERY_STRATEGY	3	/* simhash % simhash_query */
-
-/* GUC variables, defined in ndd.c */
-extern double ndd_similarity_threshold;
-extern bool ndd_lookup_scan;
-
-/* minhash_lookup_scan.c: its planner hook, installed by _PG_init */
-extern void MinHashLookupScanInit(void);
-extern int	ndd_hamming_threshold;
 
 /*
  * Argument checks, one per rule, as pgvector's CheckDim: every function that
@@ -135,4 +129,4 @@ NddCheckOneDimension(ArrayType *arr, const char *argname)
 				 errdetail("\"%s\" has %d dimensions.", argname, ARR_NDIM(arr))));
 }
 
-#endif							/* NDD_H */
+#endif							/* NDD_LIMITS_H */

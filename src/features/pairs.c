@@ -46,6 +46,7 @@
 #include "base/ndd_limits.h"
 #include "base/sketch_column.h"
 #include "keys/lsh.h"
+#include "sketch/simhash.h"
 #include "sqlgen/sketch_sql.h"
 #include "sqlgen/spi_run.h"
 

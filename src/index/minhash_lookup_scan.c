@@ -54,6 +54,7 @@
 #include "base/sort_uint64.h"
 #include "index/gin_postings.h"
 #include "index/minhash_gin.h"
+#include "index/minhash_lookup_scan.h"
 #include "keys/lsh.h"
 #include "sketch/minhash.h"
 
@@ -69,6 +70,7 @@
 #define LOOKUP_MIN_CELLS	1024
 #define LOOKUP_MAX_CELLS	(64 * 1024)
 
+/* ndd.lookup_scan: registered by ndd.c */
 bool		ndd_lookup_scan = true;
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;

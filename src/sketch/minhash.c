@@ -50,6 +50,9 @@
 #include "sketch/minhash.h"
 #include "text/shingle.h"
 
+/* ndd.similarity_threshold: the threshold of % (registered by ndd.c) */
+double		ndd_similarity_threshold = NDD_SIMILARITY_THRESHOLD_DEFAULT;
+
 /* Probes per empty bin before falling back to the next real bin in order. */
 #define MINHASH_MAX_PROBES(k)	(64 * (k))
 
@@ -656,6 +659,22 @@ minhash_similarity(PG_FUNCTION_ARGS)
  * rate is estimated as (positions seen - 1) / (sum of what they hold).
  * ---------------------------------------------------------------------
  */
+
+/*
+ * Darts of intensity T per unit of area (weight x rank) for K positions:
+ * K (ln K + 3), with ln K rounded up to ln 2 times a whole number of bits so
+ * that T is the same double on every machine (the geometry of the cells
+ * depends on it; libm's log may differ in its last bit).
+ */
+double
+WeightedMinHashIntensity(int k)
+{
+	int			bits = 0;
+
+	while ((1 << bits) < k)
+		bits++;
+	return k * (bits * 0.6931471805599453 + 3.0);
+}
 
 /* The estimated size of a sketch's set (its total weight, if weighted). */
 static double

@@ -95,7 +95,10 @@ extern void MinHashCheckCompatible(const MinHash *a, const MinHash *b);
 extern double MinHashSimilarity(const MinHash *a, const MinHash *b);
 extern MinHash *MinHashFromQuery(HeapTupleHeader query, double *threshold);
 
-/* weighted_minhash.c: darts per unit of area for K positions */
+/* darts per unit of area for K positions, of weighted sketches */
 extern double WeightedMinHashIntensity(int k);
+
+/* ndd.similarity_threshold, the threshold of %: registered by ndd.c */
+extern double ndd_similarity_threshold;
 
 #endif							/* NDD_MINHASH_H */

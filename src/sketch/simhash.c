@@ -52,6 +52,9 @@
 #include "sketch/simhash.h"
 #include "text/shingle.h"
 
+/* ndd.hamming_threshold: the distance of % (registered by ndd.c) */
+int			ndd_hamming_threshold = NDD_HAMMING_THRESHOLD_DEFAULT;
+
 /* ---------------------------------------------------------------------
  * Text and binary I/O
  * ---------------------------------------------------------------------

@@ -33,4 +33,7 @@ SimHashDistance(SimHash a, SimHash b)
 /* the fingerprint and distance of a simhash_query; false if one is NULL */
 extern bool SimHashFromQuery(HeapTupleHeader query, SimHash *fingerprint, int *max_distance);
 
+/* ndd.hamming_threshold, the distance of %: registered by ndd.c */
+extern int	ndd_hamming_threshold;
+
 #endif							/* NDD_SIMHASH_H */

@@ -252,22 +252,6 @@ FeaturesFromText(text *doc, const ShingleConfig *cfg, FeatureList *list)
  * ---------------------------------------------------------------------
  */
 
-/*
- * Darts of intensity T per unit of area (weight x rank) for K positions:
- * K (ln K + 3), with ln K rounded up to ln 2 times a whole number of bits so
- * that T is the same double on every machine (the geometry of the cells
- * depends on it; libm's log may differ in its last bit).
- */
-double
-WeightedMinHashIntensity(int k)
-{
-	int			bits = 0;
-
-	while ((1 << bits) < k)
-		bits++;
-	return k * (bits * 0.6931471805599453 + 3.0);
-}
-
 /* A uniform double in (0, 1) from 32 bits. */
 static inline double
 Unit32(uint32 bits)

@@ -64,10 +64,6 @@ volatile sig_atomic_t InterruptPending = false;
 MemoryContext CurrentMemoryContext = NULL;
 int			work_mem = 4096;
 
-/* ndd.c's GUCs (ndd.c itself is not linked: its _PG_init defines them) */
-double		ndd_similarity_threshold = 0.8;
-int			ndd_hamming_threshold = 3;
-
 int			fuzz_database_encoding = PG_UTF8;
 bytea	   *fuzz_opclass_options = NULL;
 

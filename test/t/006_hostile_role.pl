@@ -7,7 +7,7 @@
 #        its objects sit beside ndd's own.
 #
 # It plants, for every function and operator that ndd's generated SQL calls
-# (read from the SQL strings of src/*.c and sql/ndd.sql, so a new call is
+# (read from the SQL strings of src/**/*.c and sql/ndd.sql, so a new call is
 # covered as soon as it is written), overloads on every type a user's column
 # may have there: text, varchar, char(n) and a domain over text for a text;
 # smallint, integer, bigint and a domain over integer for an id; numeric and
@@ -37,7 +37,7 @@ my $top = abs_path(dirname(__FILE__) . '/../..');
 # What ndd's generated SQL calls: %s.name( (ndd's schema, in C's formats and
 # the install script's %I), OPERATOR(%s.op), and pg_catalog's.
 my (%ndd_functions, %ndd_operators, %pg_functions, %pg_operators);
-for my $file (glob("$top/src/*.c"), "$top/sql/ndd.sql")
+for my $file (glob("$top/src/*.c"), glob("$top/src/*/*.c"), "$top/sql/ndd.sql")
 {
 	my $code = slurp_file($file);
 	$ndd_functions{$1} = 1 while $code =~ /%(?:\d+\$)?[sI]\.(\w+)\(/g;

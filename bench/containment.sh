@@ -11,11 +11,21 @@
 # contamination check: NDD_BENCH_ITEMS passages, one in ten cut from the
 # documents and the rest from rows held out of them.
 #
+# Long passages at low thresholds (NDD_BENCH_LONG): passages of 10,000 and
+# 50,000 words, whole or with their last 10% or 30% replaced, searched at
+# 0.5 and 0.8, on two shapes of text: the documents above (a passage runs
+# from one of the longest on through the next ones), and NDD_BENCH_VARIED
+# documents of 20 to 60,000 words (log-uniform) of random words from a
+# vocabulary of 50,000, each passage cut from one long enough.  A passage
+# of more than 2,048 / (1 - t) shingles leaves a row no key it must match:
+# these are the searches that size keys narrow.
+#
 # Prints the index's size and build time, the latency of a search (p50 and
 # p99 of each threshold, with the rows it returns and the rows its recheck
-# removed), a sequential scan's time for the same queries, the accuracy of
-# the sketch-based design (LSH Ensemble's partitions by size, at their
-# best) against the index's exact answers, and the time of the
+# removed), a sequential scan's time for the same queries, the median of
+# the long passages' searches (as planned, through the index, by scan), the
+# accuracy of the sketch-based design (LSH Ensemble's partitions by size,
+# at their best) against the index's exact answers, and the time of the
 # contamination check.  Figures are reported, never checked: exit 0 means
 # it ran.
 #
@@ -26,6 +36,9 @@
 #   NDD_BENCH_RUN_MAX  corpus rows a document joins at most (default 14;
 #                      3 keeps a million documents within this disk)
 #   NDD_BENCH_SKETCHES 0 leaves out the sketch-based design (default 1)
+#   NDD_BENCH_LONG     searches of each long-passage case (default 5; 0
+#                      leaves the long passages out)
+#   NDD_BENCH_VARIED   documents of varied length for them (default 2000)
 set -uo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -35,7 +48,10 @@ items=${NDD_BENCH_ITEMS:-10000}
 scans=${NDD_BENCH_SCANS:-5}
 run_max=${NDD_BENCH_RUN_MAX:-14}
 sketches=${NDD_BENCH_SKETCHES:-1}
-for v in "$docs" "$queries" "$items" "$scans" "$run_max"; do
+long=${NDD_BENCH_LONG:-5}
+varied=${NDD_BENCH_VARIED:-2000}
+[[ $long =~ ^[0-9]+$ ]] || { echo "NDD_BENCH_LONG must be an integer" >&2; exit 1; }
+for v in "$docs" "$queries" "$items" "$scans" "$run_max" "$varied"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "NDD_BENCH_* values must be positive integers" >&2; exit 1; }
 done
 # (1 + run_max) / 2 rows a document on average, and 12,000 rows held out
@@ -96,8 +112,39 @@ SELECT i AS item,
 FROM generate_series(1, :items) i;
 VACUUM (ANALYZE) docs, queries, items;
 EOF
+if [ "$long" -gt 0 ]; then
+	say "making $varied documents of varied length and the long passages"
+	psql -v long="$long" -v varied="$varied" <<EOF || exit 1
+-- document d: n(d) words, log-uniform from 20 to 60,000, of 50,000
+CREATE TABLE docs2 AS
+SELECT d AS id, (SELECT string_agg('v' || abs(hashint8extended(d * 1000003 + i, 31)) % 50000, ' ')
+                 FROM generate_series(1, n) i) AS body
+FROM (SELECT d, round(20 * (3000 ^ ((abs(hashint8extended(d, 30)) % 1000000) / 1e6)))::int AS n
+      FROM generate_series(1, :varied) d) x;
+ALTER TABLE docs2 ADD PRIMARY KEY (id);
+CREATE TABLE words AS
+SELECT 'corpus' AS kind, id, array_length(string_to_array(body, ' '), 1) AS n FROM docs
+UNION ALL
+SELECT 'varied', id, array_length(string_to_array(body, ' '), 1) FROM docs2;
+-- search q of each case: a corpus passage starts at the q-th longest
+-- document and runs on through the next ones; a varied one is cut from
+-- the q-th (in a hash's order) of the documents long enough
+CREATE TABLE long_queries AS
+SELECT c.kind, c.w, v.t, q, window_of(src.body, src.start, c.w, (ARRAY[0, 0.1, 0.3])[1 + q % 3]) AS passage
+FROM (VALUES ('corpus', 10000), ('corpus', 50000), ('varied', 10000), ('varied', 50000)) c(kind, w),
+     (VALUES (0.5::float8), (0.8)) v(t), generate_series(1, :long) q,
+     LATERAL (SELECT x.id, x.n FROM words x WHERE x.kind = c.kind AND (c.kind = 'corpus' OR x.n >= c.w)
+              ORDER BY CASE WHEN c.kind = 'corpus' THEN -x.n ELSE abs(hashint8extended(x.id, 32)) END, x.id
+              OFFSET q - 1 LIMIT 1) d,
+     LATERAL (SELECT CASE c.kind WHEN 'corpus' THEN 1 ELSE 1 + abs(hashint8extended(d.id, 33)) % greatest(1, d.n - c.w) END AS start,
+                     CASE c.kind WHEN 'corpus'
+                          THEN (SELECT string_agg(body, ' ' ORDER BY id) FROM docs WHERE id BETWEEN d.id AND d.id + 100)
+                          ELSE (SELECT body FROM docs2 WHERE id = d.id) END AS body) src;
+VACUUM (ANALYZE) docs2, long_queries;
+EOF
+fi
 
 commit=$(git -C "$NDD_TOP" describe --always --dirty 2>/dev/null || echo unknown)
 say "building the index, then timing"
-psql -v scans="$scans" -v sketches="$sketches" -v commit="$commit" -f "$NDD_TOP/bench/containment.sql" || exit 1
+psql -v scans="$scans" -v sketches="$sketches" -v long="$long" -v commit="$commit" -f "$NDD_TOP/bench/containment.sql" || exit 1
 exit 0

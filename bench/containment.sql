@@ -1,6 +1,7 @@
 -- containment.sql: bench/containment.sh's measurements on docs, queries and
 -- items; :scans searches are also timed by sequential scan; :sketches
--- whether the sketch-based design is measured too; :commit.
+-- whether the sketch-based design is measured too; :long searches of each
+-- long-passage case (long_queries, on docs and docs2), if any; :commit.
 \set ON_ERROR_STOP 1
 SET max_parallel_workers_per_gather = 0;
 SET jit = off;
@@ -43,6 +44,29 @@ SELECT format('INSERT INTO run SELECT %s, %s, 1, (p ->> %L)::float8, (p -> %L ->
 FROM queries WHERE q <= :scans AND t = 0.7 ORDER BY q \gexec
 RESET enable_bitmapscan;
 RESET enable_indexscan;
+
+-- long passages at low thresholds, 3 rounds, as the planner plans them
+SELECT :long > 0 AS has_long \gset
+\if :has_long
+CREATE INDEX docs2_body ON docs2 USING gin (body containment_ops);
+SELECT count(*) AS docs2, round(avg(n)) AS docs2_avg_words, min(n) AS docs2_min_words, max(n) AS docs2_max_words
+FROM words WHERE kind = 'varied' \gset
+-- each search as the planner plans it, through the index, and by
+-- sequential scan (what each costs in the same run)
+CREATE TABLE long_run (kind text, w int, t float8, how text, q int, round int, ms float8, rows bigint,
+                       rechecked bigint, plan text);
+SELECT format('SET enable_seqscan = %s; SET enable_bitmapscan = %s; ', how <> 'index', how <> 'seqscan')
+       || format('INSERT INTO long_run SELECT %L, %s, %s, %L, %s, %s, (p ->> %L)::float8, (p -> %L ->> %L)::bigint, '
+                 'coalesce((p -> %L ->> %L)::bigint, 0), p -> %L ->> %L FROM pg_temp.explain(%L) p',
+                 kind, w, t, how, q, r, 'Execution Time', 'Plan', 'Actual Rows', 'Plan', 'Rows Removed by Index Recheck',
+                 'Plan', 'Node Type',
+                 format('SELECT id FROM %I WHERE body @> containment_query(%L, %s)',
+                        CASE kind WHEN 'corpus' THEN 'docs' ELSE 'docs2' END, passage, t))
+FROM long_queries, generate_series(1, 3) r, (VALUES ('planner'), ('index'), ('seqscan')) h(how)
+ORDER BY r, kind, w, t, q, how \gexec
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+\endif
 
 \if :sketches
 -- The sketch-based design side by side, at its best: each document's
@@ -109,6 +133,14 @@ SELECT count(*) AS "searches by seqscan (t = 0.7)",
            AS "x the index, same searches",
        bool_and(s.rows = (SELECT max(i.rows) FROM run i WHERE i.how = 'index' AND i.q = s.q AND i.t = s.t)) AS "same rows"
 FROM run s WHERE s.how = 'seqscan';
+\if :has_long
+\echo 'long passages:' :docs 'documents as above, and' :docs2 'of' :docs2_min_words 'to' :docs2_max_words 'words (mean' :docs2_avg_words') of random words'
+SELECT kind || ' ' || w || ' words, t = ' || t AS "long passage", how AS "searched", count(DISTINCT q) AS searches,
+       round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 1) AS "median ms",
+       round(avg(rows), 1) AS "rows returned", round(avg(rechecked), 1) AS "rows rechecked away",
+       string_agg(DISTINCT plan, ', ') AS plan
+FROM long_run GROUP BY kind, w, t, how ORDER BY kind, w, t, array_position(ARRAY['planner', 'index', 'seqscan'], how);
+\endif
 \if :sketches
 SELECT t AS threshold, (SELECT count(*) FROM truth y WHERE y.t = a.t) AS "true pairs (index)",
        a.recall AS "partitions: recall", a.prec AS "partitions: precision",

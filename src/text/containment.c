@@ -25,9 +25,17 @@
  * the index, and in the pending list it looks each key up in each row deaf
  * to cancel.  A row holding R of all the passage's keys holds at least R
  * less the keys not sent, so that is what it must match; where that leaves
- * nothing to ask, every row is a candidate and the recheck decides.  The
- * recheck shingles the passage once per scan, not once per row
- * (PassageCache), and looks each of a document's shingles up in it.
+ * nothing to ask, every row was a candidate.  Size keys narrow that case:
+ * each document also has one key for the class of its number of distinct
+ * shingles, n, classes a factor of at most 1.25 apart (SizeClass).  A
+ * document holding a share t of |Q| shingles holds at least t |Q| distinct
+ * shingles of its own, so n >= m = ceil(t |Q|) and, the classes rising
+ * with n, its class is at least m's: the query then asks for any of the
+ * classes from m's up, and only documents long enough are rechecked.
+ * Size keys are negative and shingle keys are not (key_bits is at most 31),
+ * so a query asks for one kind or the other, never both.  The recheck
+ * shingles the passage once per scan, not once per row (PassageCache), and
+ * looks each of a document's shingles up in it.
  *
  * The passage is given with its threshold and its shingling as a
  * containment_query, built by containment_query(): an index serves the
@@ -50,6 +58,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/primnodes.h"
+#include "port/pg_bitutils.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
@@ -89,7 +98,8 @@ typedef struct ContainmentGinOptions
  */
 #define CONTAINMENT_KEY_BITS_DEFAULT	24
 #define CONTAINMENT_KEY_BITS_MIN		16
-#define CONTAINMENT_KEY_BITS_MAX		32
+/* at most 31: shingle keys are >= 0, apart from the negative size keys */
+#define CONTAINMENT_KEY_BITS_MAX		31
 
 /*
  * The most keys a query sends.  GIN's work grows with them, and none of it
@@ -104,6 +114,13 @@ typedef struct ContainmentGinOptions
  * to 2,048 / (1 - t) shingles (10,240 at t = 0.8) still narrows the rows.
  */
 #define CONTAINMENT_QUERY_KEYS_MAX	2048
+
+/*
+ * The class of the most shingles a document can have (a text is under
+ * 1 GB, far from 2^32 shingles): a query for long documents asks for every
+ * class from its own up to this one, at most 128 keys.
+ */
+#define CONTAINMENT_SIZE_CLASS_MAX	127
 
 static relopt_enum_elt_def unit_values[] =
 {
@@ -576,7 +593,32 @@ ShingleKey(uint64 hash, int key_bits)
 {
 	uint32		folded = (uint32) (hash ^ (hash >> 32));
 
-	return (int32) (key_bits >= 32 ? folded : folded & (((uint32) 1 << key_bits) - 1));
+	StaticAssertStmt(CONTAINMENT_KEY_BITS_MAX <= 31, "shingle keys must stay >= 0");
+	return (int32) (folded & (((uint32) 1 << key_bits) - 1));
+}
+
+/*
+ * The size class of a document of n distinct shingles: n itself below 4,
+ * else 4 per power of two, by the two bits after the leading one, so that
+ * a class spans a factor of at most 1.25.  It never falls as n grows.
+ */
+static inline int
+SizeClass(uint64 n)
+{
+	int			b;
+
+	if (n < 4)
+		return (int) n;
+	n = Min(n, (uint64) PG_UINT32_MAX);
+	b = pg_leftmost_one_pos64(n);
+	return 4 * b + (int) ((n >> (b - 2)) & 3);
+}
+
+/* The size key of class c: negative, so never a shingle's key. */
+static inline int32
+SizeKey(int c)
+{
+	return (int32) (-1 - c);
 }
 
 /* A sort of keys that honours query cancel: a 100 MB document has millions. */
@@ -590,12 +632,13 @@ ShingleKey(uint64 hash, int key_bits)
 
 /*
  * Distinct keys of a shingle set, at most max of them, as Datums; *nkeys of
- * them.  Under max, all of them; else the least of the keys of its first
- * shingles, as many as that takes (any max of them serve a query, and a
- * passage of millions of shingles need not sort its keys).
+ * them, with room for spare more after them.  Under max, all of them; else
+ * the least of the keys of its first shingles, as many as that takes (any
+ * max of them serve a query, and a passage of millions of shingles need not
+ * sort its keys).
  */
 static Datum *
-KeysOfSet(const uint64 *set, size_t n, int key_bits, int max, int32 *nkeys)
+KeysOfSet(const uint64 *set, size_t n, int key_bits, int max, int spare, int32 *nkeys)
 {
 	size_t		take = (size_t) max >= n / 2 ? n : (size_t) max * 2;
 	int32	   *keys = palloc_extended(Max(n, 1) * sizeof(int32), MCXT_ALLOC_HUGE);
@@ -617,7 +660,7 @@ KeysOfSet(const uint64 *set, size_t n, int key_bits, int max, int32 *nkeys)
 		take = Min(n, take * 2);
 	}
 	m = Min(m, max);
-	datums = palloc_extended(Max(m, 1) * sizeof(Datum), MCXT_ALLOC_HUGE);
+	datums = palloc_extended(Max((size_t) m + spare, 1) * sizeof(Datum), MCXT_ALLOC_HUGE);
 	for (int i = 0; i < m; i++)
 		datums[i] = Int32GetDatum(keys[i]);
 	pfree(keys);
@@ -625,7 +668,10 @@ KeysOfSet(const uint64 *set, size_t n, int key_bits, int max, int32 *nkeys)
 	return datums;
 }
 
-/* extractValue(text, internal): a document's distinct shingle keys */
+/*
+ * extractValue(text, internal): a document's distinct shingle keys and the
+ * key of its size class (none for a document without shingles)
+ */
 PG_FUNCTION_INFO_V1(gin_extract_value_containment);
 Datum
 gin_extract_value_containment(PG_FUNCTION_ARGS)
@@ -641,15 +687,50 @@ gin_extract_value_containment(PG_FUNCTION_ARGS)
 	IndexShingling(fcinfo, &cfg, &opts);
 	set = ShingleSet(VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), &cfg, &n);
 	CHECK_FOR_INTERRUPTS();
-	keys = KeysOfSet(set, n, opts->key_bits, INT_MAX, nkeys);
+	keys = KeysOfSet(set, n, opts->key_bits, INT_MAX, 1, nkeys);
 	pfree(set);
+	if (n > 0)
+		keys[(*nkeys)++] = Int32GetDatum(SizeKey(SizeClass(n)));
 	PG_RETURN_POINTER(keys);
+}
+
+/* Every row must match count of the nkeys keys of a query: its extra_data. */
+static Pointer *
+RequiredKeys(int32 nkeys, int count)
+{
+	int		   *extra = palloc(sizeof(int));
+	Pointer    *extra_data = palloc(Max(nkeys, 1) * sizeof(Pointer));
+
+	*extra = count;
+	for (int i = 0; i < nkeys; i++)
+		extra_data[i] = (Pointer) extra;
+	return extra_data;
+}
+
+/*
+ * The keys of documents of at least m distinct shingles, m >= 1: the size
+ * keys of their classes, from m's up, of which a row must match one.
+ */
+static Datum *
+SizeKeysFrom(uint64 m, int32 *nkeys, Pointer **extra_data)
+{
+	int			first = SizeClass(m);
+	Datum	   *keys;
+
+	Assert(m >= 1 && SizeClass(PG_UINT32_MAX) == CONTAINMENT_SIZE_CLASS_MAX);
+	*nkeys = CONTAINMENT_SIZE_CLASS_MAX - first + 1;
+	keys = palloc(*nkeys * sizeof(Datum));
+	for (int c = first; c <= CONTAINMENT_SIZE_CLASS_MAX; c++)
+		keys[c - first] = Int32GetDatum(SizeKey(c));
+	*extra_data = RequiredKeys(*nkeys, 1);
+	return keys;
 }
 
 /*
  * extractQuery(containment_query, internal, int2, internal, internal,
  * internal, internal): at most CONTAINMENT_QUERY_KEYS_MAX of the passage's
- * keys, and in extra_data the count a row must match
+ * keys, and in extra_data the count a row must match; or, where that count
+ * leaves nothing to ask, the size keys of documents long enough
  */
 PG_FUNCTION_INFO_V1(gin_extract_query_containment);
 Datum
@@ -665,8 +746,8 @@ gin_extract_query_containment(PG_FUNCTION_ARGS)
 	size_t		n;
 	uint64	   *set;
 	Datum	   *keys;
+	int64		least;
 	int64		required;
-	int		   *extra;
 
 	if (strategy != CONTAINMENT_STRATEGY)
 		elog(ERROR, "unrecognized strategy number: %d", strategy);
@@ -685,31 +766,33 @@ gin_extract_query_containment(PG_FUNCTION_ARGS)
 
 	/* 1. the passage's keys: no shingle, no row (its containment is 0) */
 	set = ShingleSet(VARDATA_ANY(q.passage), VARSIZE_ANY_EXHDR(q.passage), &cfg, &n);
-	keys = KeysOfSet(set, n, opts->key_bits, CONTAINMENT_QUERY_KEYS_MAX, nkeys);
+	keys = KeysOfSet(set, n, opts->key_bits, CONTAINMENT_QUERY_KEYS_MAX, 0, nkeys);
 	pfree(set);
 	if (*nkeys == 0)
 		PG_RETURN_POINTER(NULL);
 
 	/*
-	 * 2. the keys a row must match: ceil(t |Q|) shingles, less one for each
-	 * of the other |Q| - nkeys shingles, whose keys coincide with one sent or
-	 * are not sent; the small margin keeps a product such as 0.7 * 10 from
+	 * 2. the keys a row must match: a row that qualifies shares at least
+	 * ceil(t |Q|) shingles (least) with the passage, less one for each of the
+	 * other |Q| - nkeys shingles, whose keys coincide with one sent or are
+	 * not sent; the small margin keeps a product such as 0.7 * 10 from
 	 * rounding up past 7.
 	 */
-	required = (int64) ceil(q.threshold * (double) n - 1e-9) - (int64) (n - *nkeys);
-	if (required <= 0)
+	least = (int64) ceil(q.threshold * (double) n - 1e-9);
+	required = least - (int64) (n - *nkeys);
+	if (required > 0)
 	{
-		/* every row may hold enough: the recheck decides */
-		*nkeys = 0;
-		*search_mode = GIN_SEARCH_MODE_ALL;
-		PG_RETURN_POINTER(NULL);
+		*extra_data = RequiredKeys(*nkeys, (int) required);
+		PG_RETURN_POINTER(keys);
 	}
-	extra = palloc(sizeof(int));
-	*extra = (int) required;
-	*extra_data = palloc(*nkeys * sizeof(Pointer));
-	for (int i = 0; i < *nkeys; i++)
-		(*extra_data)[i] = (Pointer) extra;
-	PG_RETURN_POINTER(keys);
+	pfree(keys);
+	*nkeys = 0;
+	/* 3. else it must hold as many shingles of its own: ask by size */
+	if (least > 0)
+		PG_RETURN_POINTER(SizeKeysFrom((uint64) least, nkeys, extra_data));
+	/* every row may hold enough: the recheck decides */
+	*search_mode = GIN_SEARCH_MODE_ALL;
+	PG_RETURN_POINTER(NULL);
 }
 
 /*

@@ -301,3 +301,118 @@ SELECT q.t, count(*) FILTER (WHERE containment(q.passage, d.body) >= q.t) AS by_
        bool_and((containment(q.passage, d.body) >= q.t)
                 = EXISTS (SELECT FROM clong_by_index i WHERE i.t = q.t AND i.id = d.id)) AS equal
 FROM clong_q q, clong d GROUP BY q.t ORDER BY q.t;
+
+-------------------------------------------------------------------------
+-- (h) Long passages at low thresholds: where a row need match none of the
+--     2,048 keys sent, the query asks for the size keys of the documents
+--     long enough (at least ceil(t |Q|) shingles), and only those are
+--     rechecked.  302 documents of mixed sizes: 200 short ones (10 to 609
+--     words), 50 long ones without the passage (1,000 to 8,999 words), 50
+--     holding a prefix of 460 to 8,300 words of the passages' source, one
+--     NULL and one empty.  Passages of 1,000 to 8,000 words of that source.
+-------------------------------------------------------------------------
+CREATE TABLE cmix (id bigint PRIMARY KEY, body text);
+INSERT INTO cmix
+SELECT d, CASE WHEN d <= 200 THEN c_words(-d, 10 + d * 7 % 600)
+               WHEN d <= 250 THEN c_words(-d, 1000 + d * 131 % 8000)
+               ELSE c_words(-d, d % 300) || ' ' || c_words(9, 300 + (d - 250) * 160) || ' ' || c_words(-d - 1000, d % 500)
+          END
+FROM generate_series(1, 300) d;
+INSERT INTO cmix VALUES (301, NULL), (302, '');
+-- 32 bits would reach the size keys' negative range: refused
+CREATE INDEX cmix_body ON cmix USING gin (body containment_ops(key_bits = 32));
+\echo :SQLSTATE
+CREATE INDEX cmix_body ON cmix USING gin (body containment_ops);
+-- two more long documents, in the pending list
+INSERT INTO cmix VALUES (303, c_words(9, 2000)), (304, c_words(-304, 7000));
+ANALYZE cmix;
+-- each passage's shingles, and the keys it sends: all of them up to 2,048
+CREATE TABLE cmix_p AS
+SELECT len, c_words(9, len) AS passage, cardinality(ndd_shingle_set(c_words(9, len))) AS n
+FROM (VALUES (1000), (3000), (5000), (8000)) v(len);
+-- thresholds: plain ones, 1e-12 (no shingle to share: every row), and
+-- those where the count a row must match, ceil(t n) - (n - 2,048), is
+-- -1, 0 and 1
+CREATE TABLE cmix_q AS
+SELECT p.len, p.passage, p.n, t.t,
+       CASE WHEN ceil(t.t * p.n - 1e-9) - (p.n - least(p.n, 2048)) > 0 THEN 'shingle keys'
+            WHEN ceil(t.t * p.n - 1e-9) > 0 THEN 'size keys' ELSE 'every row' END AS path
+FROM cmix_p p, LATERAL (SELECT unnest(ARRAY[1e-12, 0.05, 0.1, 0.3, 0.5, 0.8]::float8[]) AS t
+                        UNION ALL
+                        SELECT (p.n - 2048 + k)::float8 / p.n FROM generate_series(-1, 1) k WHERE p.n > 2048) t;
+-- the size class of n shingles, as the index computes it
+CREATE FUNCTION c_size_class(n bigint) RETURNS int LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN n < 4 THEN n::int
+                ELSE 4 * b + ((n >> (b - 2)) & 3)::int END
+    FROM (SELECT length(ltrim(least(n, 4294967295)::bit(32)::text, '0')) - 1 AS b) x $$;
+CREATE FUNCTION cmix_compare(label text) RETURNS TABLE (index_state text, path text, queries bigint, matches bigint, equal boolean)
+LANGUAGE plpgsql AS $$
+BEGIN
+    SET LOCAL enable_seqscan = off;
+    CREATE TEMP TABLE c_by_index AS
+    SELECT q.len, q.t, d.id FROM cmix_q q
+    JOIN LATERAL (SELECT d.id FROM cmix d WHERE d.body @> containment_query(q.passage, q.t)) d ON true;
+    SET LOCAL enable_seqscan = on; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_indexscan = off;
+    CREATE TEMP TABLE c_by_scan AS
+    SELECT s.len, q.t, s.id
+    FROM (SELECT p.len, d.id, containment(p.passage, d.body) AS c FROM cmix_p p, cmix d) s
+    JOIN cmix_q q ON q.len = s.len AND s.c >= q.t;
+    RETURN QUERY
+    SELECT cmix_compare.label, q.path, count(*), sum(m.by_scan)::bigint, bool_and(m.same)
+    FROM cmix_q q, LATERAL (
+        SELECT (SELECT count(*) FROM c_by_scan s WHERE s.len = q.len AND s.t = q.t) AS by_scan,
+               NOT EXISTS (SELECT id FROM c_by_index i WHERE i.len = q.len AND i.t = q.t
+                           EXCEPT SELECT id FROM c_by_scan s WHERE s.len = q.len AND s.t = q.t)
+               AND NOT EXISTS (SELECT id FROM c_by_scan s WHERE s.len = q.len AND s.t = q.t
+                               EXCEPT SELECT id FROM c_by_index i WHERE i.len = q.len AND i.t = q.t) AS same) m
+    GROUP BY q.path ORDER BY q.path;
+    DROP TABLE c_by_index, c_by_scan;
+END $$;
+SELECT len, n, path, count(*) AS thresholds FROM cmix_q GROUP BY len, n, path ORDER BY len, path;
+SELECT * FROM cmix_compare('24-bit keys');
+-- the size keys narrow: the rows the index returns for the recheck are
+-- the documents of a class at least that of ceil(t n) shingles, where
+-- without them they were every row (as "every row" still is)
+CREATE FUNCTION c_candidates(q containment_query) RETURNS TABLE (node text, candidates bigint, matches bigint)
+LANGUAGE plpgsql AS $$
+DECLARE plan json;
+BEGIN
+    SET LOCAL enable_seqscan = off;
+    EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) SELECT id FROM cmix WHERE body @> $1'
+        INTO plan USING q;
+    plan := plan -> 0 -> 'Plan';
+    RETURN QUERY SELECT plan ->> 'Node Type',
+        (plan ->> 'Actual Rows')::bigint + coalesce((plan ->> 'Rows Removed by Index Recheck')::bigint, 0),
+        (plan ->> 'Actual Rows')::bigint;
+END $$;
+SELECT q.len, round(q.t::numeric, 4) AS t, q.path, c.node,
+       (SELECT count(*) FROM cmix WHERE body IS NOT NULL) AS docs,
+       (SELECT count(*) FROM cmix d WHERE c_size_class(cardinality(ndd_shingle_set(d.body)))
+                                         >= c_size_class(ceil(q.t * q.n - 1e-9)::bigint)) AS long_enough,
+       c.candidates, c.matches
+FROM cmix_q q, c_candidates(containment_query(q.passage, q.t)) c
+WHERE q.path <> 'shingle keys' AND (q.len, q.t) IN (SELECT len, min(t) FROM cmix_q GROUP BY len UNION ALL
+                                                    SELECT len, max(t) FROM cmix_q WHERE path <> 'shingle keys' GROUP BY len)
+ORDER BY q.len, q.t;
+-- another shingling's query: every row, through the index too
+SET enable_seqscan = off;
+SELECT count(*) FROM cmix WHERE body @> containment_query(c_words(9, 5000), 0.3, shingle_size => 4);
+RESET enable_seqscan;
+SELECT count(*) FROM cmix WHERE containment(c_words(9, 5000), body, 4) >= 0.3;
+-- a NULL field: no row, through the index too
+SET enable_seqscan = off;
+SELECT count(*) FROM cmix WHERE body @> ROW(c_words(9, 5000), 0.3, NULL, 'word', false)::containment_query;
+RESET enable_seqscan;
+-- the planner takes the index by itself for long passages at low thresholds
+CREATE FUNCTION cmix_plan(len int, t float8) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE plan json;
+BEGIN
+    EXECUTE format('EXPLAIN (FORMAT JSON) SELECT id FROM cmix WHERE body @> containment_query(%L, %s)', c_words(9, len), t)
+        INTO plan;
+    RETURN (plan -> 0 -> 'Plan' ->> 'Node Type') || coalesce(' on ' || (plan -> 0 -> 'Plan' -> 'Plans' -> 0 ->> 'Index Name'), '');
+END $$;
+SELECT len, t, cmix_plan(len, t) FROM (VALUES (3000, 0.1), (5000, 0.3), (8000, 0.5)) v(len, t);
+-- 31 bits, the most: shingle keys and size keys still apart
+DROP INDEX cmix_body;
+CREATE INDEX cmix_body31 ON cmix USING gin (body containment_ops(key_bits = 31));
+SELECT * FROM cmix_compare('31-bit keys');

@@ -145,7 +145,7 @@ AS 'MODULE_PATHNAME', 'gin_extract_value_containment'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION gin_extract_value_containment(text, internal) IS
-'internal: GIN support of containment_ops (a document''s shingle keys)';
+'internal: GIN support of containment_ops (a document''s shingle keys and the key of its size)';
 
 CREATE FUNCTION gin_extract_query_containment(containment_query, internal, int2, internal, internal, internal, internal)
 RETURNS internal
@@ -153,7 +153,7 @@ AS 'MODULE_PATHNAME', 'gin_extract_query_containment'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION gin_extract_query_containment(containment_query, internal, int2, internal, internal, internal, internal) IS
-'internal: GIN support of containment_ops (a passage''s keys and the count a row must match)';
+'internal: GIN support of containment_ops (a passage''s keys, or the size keys of documents long enough, and the count a row must match)';
 
 CREATE FUNCTION gin_containment_consistent(internal, int2, containment_query, int4, internal, internal, internal, internal)
 RETURNS boolean

@@ -27,6 +27,7 @@ OBJS = \
 	src/index/simhash_gin.o \
 	src/index/simhash_gist.o \
 	src/index/similar_support.o \
+	src/index/containment_gin.o \
 	src/sqlgen/spi_run.o \
 	src/sqlgen/sketch_sql.o \
 	src/sqlgen/minhash_sql.o \

@@ -36,6 +36,7 @@
 
 #include "base/ndd_limits.h"
 #include "base/sketch_column.h"
+#include "index/containment_gin.h"
 #include "text/containment.h"
 #include "text/shingle.h"
 

@@ -1,15 +1,27 @@
 /*
  * containment.h
- *		What contamination_pairs asks of containment.c: the shingling of a
- *		containment_ops index column.
+ *		What the index of containment (index/containment_gin.c) and
+ *		contamination_pairs ask of containment.c: a containment_query read,
+ *		and whether two shinglings give the same shingles.
  */
 #ifndef NDD_CONTAINMENT_H
 #define NDD_CONTAINMENT_H
 
 #include "text/shingle.h"
 
-/* The shingling of a containment_ops index column, from its parsed options. */
-extern void ContainmentIndexShingling(const bytea *options, ShingleConfig *cfg);
+/* A passage, its threshold and its shingling, from a containment_query. */
+typedef struct ContainmentQuery
+{
+	text	   *passage;
+	double		threshold;
+	ShingleConfig cfg;
+} ContainmentQuery;
+
+/*
+ * The fields of a containment_query; false if any is NULL (no row matches).
+ * A query stored out of line is fetched honouring query cancel.
+ */
+extern bool ContainmentReadQuery(Datum query, ContainmentQuery *q);
 
 /* Do two shinglings give the same shingles? */
 extern bool ContainmentSameShingling(const ShingleConfig *a, const ShingleConfig *b);

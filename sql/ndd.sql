@@ -480,28 +480,31 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION gin_extract_value_containment(text, internal) IS
 'internal: GIN support of containment_ops (a document''s shingle keys and the key of its size)';
 
-CREATE FUNCTION gin_extract_query_containment(containment_query, internal, int2, internal, internal, internal, internal)
+-- (the support functions take the query as the indexed type, text, as GIN's
+-- validation expects of every operator class; they are handed the
+-- containment_query that @> is given)
+CREATE FUNCTION gin_extract_query_containment(text, internal, int2, internal, internal, internal, internal)
 RETURNS internal
 AS 'MODULE_PATHNAME', 'gin_extract_query_containment'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
-COMMENT ON FUNCTION gin_extract_query_containment(containment_query, internal, int2, internal, internal, internal, internal) IS
+COMMENT ON FUNCTION gin_extract_query_containment(text, internal, int2, internal, internal, internal, internal) IS
 'internal: GIN support of containment_ops (a passage''s keys, or the size keys of documents long enough, and the count a row must match)';
 
-CREATE FUNCTION gin_containment_consistent(internal, int2, containment_query, int4, internal, internal, internal, internal)
+CREATE FUNCTION gin_containment_consistent(internal, int2, text, int4, internal, internal, internal, internal)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'gin_containment_consistent'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
-COMMENT ON FUNCTION gin_containment_consistent(internal, int2, containment_query, int4, internal, internal, internal, internal) IS
+COMMENT ON FUNCTION gin_containment_consistent(internal, int2, text, int4, internal, internal, internal, internal) IS
 'internal: GIN support of containment_ops';
 
-CREATE FUNCTION gin_containment_triconsistent(internal, int2, containment_query, int4, internal, internal, internal)
+CREATE FUNCTION gin_containment_triconsistent(internal, int2, text, int4, internal, internal, internal)
 RETURNS "char"
 AS 'MODULE_PATHNAME', 'gin_containment_triconsistent'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
-COMMENT ON FUNCTION gin_containment_triconsistent(internal, int2, containment_query, int4, internal, internal, internal) IS
+COMMENT ON FUNCTION gin_containment_triconsistent(internal, int2, text, int4, internal, internal, internal) IS
 'internal: GIN support of containment_ops';
 
 CREATE FUNCTION gin_containment_options(internal)
@@ -529,9 +532,9 @@ FOR TYPE text USING gin AS
     OPERATOR 1 @> (text, containment_query),
     FUNCTION 1 gin_compare_containment(int4, int4),
     FUNCTION 2 gin_extract_value_containment(text, internal),
-    FUNCTION 3 gin_extract_query_containment(containment_query, internal, int2, internal, internal, internal, internal),
-    FUNCTION 4 gin_containment_consistent(internal, int2, containment_query, int4, internal, internal, internal, internal),
-    FUNCTION 6 gin_containment_triconsistent(internal, int2, containment_query, int4, internal, internal, internal),
+    FUNCTION 3 gin_extract_query_containment(text, internal, int2, internal, internal, internal, internal),
+    FUNCTION 4 gin_containment_consistent(internal, int2, text, int4, internal, internal, internal, internal),
+    FUNCTION 6 gin_containment_triconsistent(internal, int2, text, int4, internal, internal, internal),
     FUNCTION 7 gin_containment_options(internal),
     STORAGE int4;
 

@@ -66,3 +66,11 @@ SELECT count(*) AS ids, count(DISTINCT label) AS components,
                               UNION ALL (TABLE labels_serial EXCEPT TABLE labels_parallel)) d) AS differences
 FROM labels_parallel;
 DROP TABLE chain_edges, labels_parallel, labels_serial;
+
+-- every operator class of ndd passes its access method's own validation
+-- (support functions of the signatures GIN and GiST expect): no INFO, all t
+SELECT c.opcname, m.amname, amvalidate(c.oid) AS valid
+FROM pg_opclass c JOIN pg_am m ON m.oid = c.opcmethod
+JOIN pg_depend d ON d.classid = 'pg_opclass'::regclass AND d.objid = c.oid AND d.deptype = 'e'
+JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'ndd'
+ORDER BY c.opcname, m.amname;

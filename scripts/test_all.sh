@@ -5,8 +5,9 @@
 # 15 database restored into 17 and 18 (test/majors/dump_restore.sh), the
 # Debian package of each major (scripts/package_all.sh), the Python and Node
 # clients' suites (scripts/clients.sh), the fuzzing harnesses for a
-# fixed number of executions (scripts/fuzz.sh), and the length of every C
-# function in src/ (test/scripts/function_lengths.sh).  Prints one
+# fixed number of executions (scripts/fuzz.sh), and the shape of src/: the
+# length of every C function (test/scripts/function_lengths.sh) and the
+# layers' includes (test/scripts/layers.sh).  Prints one
 # "NAME: N passed, N failed" line per stage and ends with the total,
 # "N passed, N failed".
 #
@@ -137,6 +138,13 @@ fi
 say "the length of the C functions"
 bash "$NDD_TOP/test/scripts/function_lengths.sh" 2>&1 | tee "$log"
 add_tally "C function lengths" "$log"
+rm -f "$log"
+
+# The layers of src/: no file includes a header of a higher layer, and every
+# header of ndd is named by its layer (DEVELOPER.md, The map).
+say "the layers of src/"
+bash "$NDD_TOP/test/scripts/layers.sh" 2>&1 | tee "$log"
+add_tally "layers of src/" "$log"
 rm -f "$log"
 
 printf '%s\n' "${results[@]}"

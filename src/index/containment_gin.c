@@ -332,7 +332,7 @@ SizeKeysFrom(uint64 m, int32 *nkeys, Pointer **extra_data)
 }
 
 /*
- * extractQuery(containment_query, internal, int2, internal, internal,
+ * extractQuery(text, internal, int2, internal, internal,
  * internal, internal): at most CONTAINMENT_QUERY_KEYS_MAX of the passage's
  * keys, and in extra_data the count a row must match; or, where that count
  * leaves nothing to ask, the size keys of documents long enough
@@ -401,7 +401,7 @@ gin_extract_query_containment(PG_FUNCTION_ARGS)
 }
 
 /*
- * consistent(internal, int2, containment_query, int4, internal, internal,
+ * consistent(internal, int2, text, int4, internal, internal,
  * internal, internal).  Both consistent functions look at pending
  * interrupts: GIN calls them in loops of its own that do not (once per key
  * to split the keys, once per row of the pending list).
@@ -420,7 +420,7 @@ gin_containment_consistent(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(GinEnoughKeys(check, nkeys, extra_data));
 }
 
-/* triConsistent(internal, int2, containment_query, int4, internal, internal, internal) */
+/* triConsistent(internal, int2, text, int4, internal, internal, internal) */
 PG_FUNCTION_INFO_V1(gin_containment_triconsistent);
 Datum
 gin_containment_triconsistent(PG_FUNCTION_ARGS)

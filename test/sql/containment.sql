@@ -382,8 +382,8 @@ BEGIN
         INTO plan USING q;
     plan := plan -> 0 -> 'Plan';
     RETURN QUERY SELECT plan ->> 'Node Type',
-        (plan ->> 'Actual Rows')::bigint + coalesce((plan ->> 'Rows Removed by Index Recheck')::bigint, 0),
-        (plan ->> 'Actual Rows')::bigint;
+        (plan ->> 'Actual Rows')::numeric::bigint + coalesce((plan ->> 'Rows Removed by Index Recheck')::numeric::bigint, 0),
+        (plan ->> 'Actual Rows')::numeric::bigint;
 END $$;
 SELECT q.len, round(q.t::numeric, 4) AS t, q.path, c.node,
        (SELECT count(*) FROM cmix WHERE body IS NOT NULL) AS docs,

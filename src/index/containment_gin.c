@@ -236,14 +236,14 @@ SizeKey(int c)
 #include "lib/sort_template.h"
 
 /*
- * Distinct keys of a shingle set, at most max of them, as Datums; *nkeys of
- * them, with room for spare more after them.  Under max, all of them; else
- * the least of the keys of its first shingles, as many as that takes (any
- * max of them serve a query, and a passage of millions of shingles need not
- * sort its keys).
+ * Distinct keys of a shingle set, at most max of them, as Datums in
+ * ascending order; *nkeys of them, after front free slots.  Under max, all
+ * of them; else the least of the keys of its first shingles, as many as
+ * that takes (any max of them serve a query, and a passage of millions of
+ * shingles need not sort its keys).
  */
 static Datum *
-KeysOfSet(const uint64 *set, size_t n, int key_bits, int max, int spare, int32 *nkeys)
+KeysOfSet(const uint64 *set, size_t n, int key_bits, int max, int front, int32 *nkeys)
 {
 	size_t		take = (size_t) max >= n / 2 ? n : (size_t) max * 2;
 	int32	   *keys = palloc_extended(Max(n, 1) * sizeof(int32), MCXT_ALLOC_HUGE);
@@ -265,9 +265,9 @@ KeysOfSet(const uint64 *set, size_t n, int key_bits, int max, int spare, int32 *
 		take = Min(n, take * 2);
 	}
 	m = Min(m, max);
-	datums = palloc_extended(Max((size_t) m + spare, 1) * sizeof(Datum), MCXT_ALLOC_HUGE);
+	datums = palloc_extended(Max((size_t) m + front, 1) * sizeof(Datum), MCXT_ALLOC_HUGE);
 	for (int i = 0; i < m; i++)
-		datums[i] = Int32GetDatum(keys[i]);
+		datums[front + i] = Int32GetDatum(keys[i]);
 	pfree(keys);
 	*nkeys = m;
 	return datums;
@@ -294,8 +294,16 @@ gin_extract_value_containment(PG_FUNCTION_ARGS)
 	CHECK_FOR_INTERRUPTS();
 	keys = KeysOfSet(set, n, opts->key_bits, INT_MAX, 1, nkeys);
 	pfree(set);
-	if (n > 0)
-		keys[(*nkeys)++] = Int32GetDatum(SizeKey(SizeClass(n)));
+	if (n == 0)
+		PG_RETURN_POINTER(keys);
+
+	/*
+	 * First: negative, it keeps the keys ascending, and GIN's sort of them
+	 * (a call of the compare function per comparison) then ends after one
+	 * pass.  Last, it made building an index a fifth slower.
+	 */
+	keys[0] = Int32GetDatum(SizeKey(SizeClass(n)));
+	(*nkeys)++;
 	PG_RETURN_POINTER(keys);
 }
 

@@ -6,6 +6,7 @@ OBJS = \
 	src/base/sort_uint64.o \
 	src/base/toast_read.o \
 	src/base/sketch_column.o \
+	src/base/spill.o \
 	src/text/shingle.o \
 	src/text/containment.o \
 	src/sketch/minhash.o \
@@ -33,6 +34,10 @@ OBJS = \
 	src/sqlgen/minhash_sql.o \
 	src/sqlgen/simhash_sql.o \
 	src/features/pairs.o \
+	src/features/discovery_engine.o \
+	src/features/discovery_scan.o \
+	src/features/discovery_group.o \
+	src/features/discovery_pairs.o \
 	src/features/components.o \
 	src/features/clusters.o \
 	src/features/top_k.o \

@@ -8,6 +8,7 @@
 #include "utils/guc.h"
 
 #include "base/ndd_limits.h"
+#include "features/discovery.h"
 #include "index/minhash_lookup_scan.h"
 #include "sketch/minhash.h"
 #include "sketch/simhash.h"
@@ -61,6 +62,18 @@ _PG_init(void)
 							 true,
 							 PGC_USERSET,
 							 0,
+							 NULL,
+							 NULL,
+							 NULL);
+
+	DefineCustomEnumVariable("ndd.discovery_path",
+							 "Chooses how near_duplicate_pairs finds pairs: auto, engine or sql.",
+							 "auto takes the engine where it can read the table; engine fails where it cannot; sql takes SQL statements over temporary tables.  The pairs are the same.",
+							 &ndd_discovery_path,
+							 DISCOVERY_PATH_AUTO,
+							 discovery_path_options,
+							 PGC_USERSET,
+							 GUC_NOT_IN_SAMPLE,
 							 NULL,
 							 NULL,
 							 NULL);

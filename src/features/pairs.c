@@ -18,6 +18,10 @@
  *	4. The candidates whose sketches (with verify_column: whose texts)
  *	   reach the threshold.
  *
+ * On a plain table the discovery engine (discovery.h) runs steps 1-4 in C,
+ * with the same filter, keys, tests and scores; ndd.discovery_path
+ * chooses.  Elsewhere (shards, views, row security, verification):
+ *
  * Steps 1-4 are SQL statements over SPI on temporary tables, which
  * PostgreSQL keeps within work_mem (spilling to disk) and can cancel; each
  * is built here from the names the caller gave, quoted and qualified, so a
@@ -45,6 +49,7 @@
 
 #include "base/ndd_limits.h"
 #include "base/sketch_column.h"
+#include "features/discovery.h"
 #include "keys/lsh.h"
 #include "sketch/simhash.h"
 #include "sqlgen/sketch_sql.h"
@@ -291,6 +296,7 @@ typedef struct Pairs
 	const char *id;
 	const char *sketch_name;	/* the columns as given */
 	const char *verify_name;	/* NULL without verification */
+	const char *id_name;
 	double		threshold;
 	int32		max_distance;
 	bool		simhash;
@@ -419,7 +425,8 @@ CheckArguments(FunctionCallInfo fcinfo, Pairs *p)
 	p->ndd = quote_identifier(get_namespace_name(ndd_nsp));
 	p->tbl = DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(p->relid)));
 	p->sketch = quote_identifier(p->sketch_name);
-	p->id = quote_identifier(NameStr(*PG_GETARG_NAME(2)));
+	p->id_name = NameStr(*PG_GETARG_NAME(2));
+	p->id = quote_identifier(p->id_name);
 	p->rows_of = p->texts_of = p->tbl;
 	p->row_id = p->text_id = p->id;
 }
@@ -545,10 +552,11 @@ CheckShardSettings(Pairs *p)
  * Step 0, minhash: the banding suits the table's sketches, so take the first
  * one's settings; one banding suits one kind of sketch, so every sketch must
  * be made like the first, or pairs among the others would be missed.
- * Returns false when there is no sketch at all.
+ * Returns false when there is no sketch at all.  The engine checks every
+ * sketch in its first pass instead.
  */
 static bool
-ReadSettings(Pairs *p)
+ReadSettings(Pairs *p, bool engine)
 {
 	Oid			types[4] = {TEXTOID, TEXTOID, INT4OID, INT4OID};
 	Datum		args[4];
@@ -569,7 +577,7 @@ ReadSettings(Pairs *p)
 
 	if (p->sharded)
 		CheckShardSettings(p);
-	else
+	else if (!engine)
 	{
 		types[0] = INT4OID;
 		types[1] = TEXTOID;
@@ -608,6 +616,48 @@ PlanMinhash(Pairs *p)
 						rule->bands, rule->rows, p->tbl, rule->required)));
 }
 
+/*
+ * Step 1: the keys the filter is sized for, the rows expected (reltuples,
+ * else counted) times the first row's keys: a table never analysed
+ * (reltuples -1), a view or a partitioned table is counted, or the filter
+ * would take all of work_mem however few its rows.  Unknown: keys_null.
+ */
+static int64
+ExpectedKeys(Pairs *p, int64 *n, bool *n_null, bool *keys_null)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		args[1] = {ObjectIdGetDatum(p->relid)};
+	Datum		value;
+	int32		keys_per_row = 0;
+
+	Exec(psprintf(PAIRS_KEYS_PER_ROW_SQL, p->keys_of, p->first_rows, p->sketch), 0, NULL, NULL, NULL);
+	value = FirstValue(keys_null);
+	if (!*keys_null)
+		keys_per_row = DatumGetInt32(value);
+	*n = 0;
+	Exec(PAIRS_RELTUPLES_SQL, 1, types, args, NULL);
+	value = FirstValue(n_null);
+	if (!*n_null)
+		*n = DatumGetInt64(value);
+	if (p->sharded)
+	{
+		Exec(psprintf(PAIRS_SHARD_SUM_SQL, OverLeaves(p, PAIRS_SHARD_COUNT_OF_LEAF, p->sketch, NULL, NULL, true)),
+			 0, NULL, NULL, NULL);
+		value = FirstValue(n_null);
+		if (!*n_null)
+			*n = DatumGetInt64(value);
+		return (*n_null ? 1 : Max(*n, 1)) * (int64) keys_per_row;
+	}
+	if (*n_null || *n <= 0)
+	{
+		Exec(psprintf(PAIRS_COUNT_SQL, p->tbl, p->sketch), 0, NULL, NULL, NULL);
+		value = FirstValue(n_null);
+		*n = *n_null ? 0 : DatumGetInt64(value);
+		*n_null = false;
+	}
+	return Max(*n, 1) * (int64) keys_per_row;
+}
+
 /* Step 1: which keys occur more than once. */
 static void
 CountKeys(Pairs *p)
@@ -615,41 +665,17 @@ CountKeys(Pairs *p)
 	Oid			types[1] = {INT8OID};
 	Datum		args[1];
 	char		nulls[1] = {' '};
-	bool		isnull;
-	Datum		value;
 	bool		keys_null;
-	int32		keys_per_row = 0;
-	int64		n = 0;
-	bool		n_null = false;
+	int64		n;
+	bool		n_null;
 
-	Exec(psprintf(PAIRS_KEYS_PER_ROW_SQL, p->keys_of, p->first_rows, p->sketch), 0, NULL, NULL, NULL);
-	value = FirstValue(&keys_null);
-	if (!keys_null)
-		keys_per_row = DatumGetInt32(value);
-
-	/*
-	 * the filter is sized for the rows expected: a table never analysed
-	 * (reltuples -1), a view or a partitioned table is counted, or the
-	 * filter would take all of work_mem however few its rows
-	 */
-	args[0] = ObjectIdGetDatum(p->relid);
-	types[0] = OIDOID;
-	Exec(PAIRS_RELTUPLES_SQL, 1, types, args, NULL);
-	value = FirstValue(&n_null);
-	if (!n_null)
-		n = DatumGetInt64(value);
-	types[0] = INT8OID;
+	args[0] = Int64GetDatum(ExpectedKeys(p, &n, &n_null, &keys_null));
+	nulls[0] = keys_null ? 'n' : ' ';
 	if (p->sharded)
 	{
 		Datum		bits;
+		bool		isnull;
 
-		Exec(psprintf(PAIRS_SHARD_SUM_SQL, OverLeaves(p, PAIRS_SHARD_COUNT_OF_LEAF, p->sketch, NULL, NULL, true)),
-			 0, NULL, NULL, NULL);
-		value = FirstValue(&n_null);
-		if (!n_null)
-			n = DatumGetInt64(value);
-		args[0] = Int64GetDatum((n_null ? 1 : Max(n, 1)) * (int64) keys_per_row);
-		nulls[0] = keys_null ? 'n' : ' ';
 		Exec(psprintf(PAIRS_FILTER_BITS_SQL, p->ndd), 1, types, args, nulls);
 		bits = FirstValue(&isnull);
 		args[0] = bits;
@@ -659,17 +685,7 @@ CountKeys(Pairs *p)
 			 1, types, args, nulls);
 	}
 	else
-	{
-		if (n_null || n <= 0)
-		{
-			Exec(psprintf(PAIRS_COUNT_SQL, p->tbl, p->sketch), 0, NULL, NULL, NULL);
-			value = FirstValue(&n_null);
-			n = n_null ? 0 : DatumGetInt64(value);
-		}
-		args[0] = Int64GetDatum(Max(n, 1) * (int64) keys_per_row);
-		nulls[0] = keys_null ? 'n' : ' ';
 		Exec(psprintf(PAIRS_COLLISIONS_SQL, p->ndd, p->keys_of, p->tbl, p->sketch), 1, types, args, nulls);
-	}
 	p->collisions = FirstValue(&p->collisions_null);
 	if (p->progress)
 		ereport(NOTICE,
@@ -825,12 +841,88 @@ EmitPairs(Pairs *p, Tuplestorestate *out, TupleDesc out_desc)
 				 errdetail("%s", ElapsedText(p))));
 }
 
+/* The engine's progress: a NOTICE with the time so far, as the steps above. */
+static void
+EngineProgress(void *arg, const char *message)
+{
+	ereport(NOTICE, (errmsg_internal("%s", message), errdetail("%s", ElapsedText((Pairs *) arg))));
+}
+
+static void
+EngineMixed(void *arg, const char *others)
+{
+	Pairs	   *p = (Pairs *) arg;
+
+	MixedSketches(p, psprintf("Some were made with num_perm=%d, unit=%s, shingle_size=%d, seed=%d, others with %s.",
+							  p->num_perm, p->unit, p->shingle_size, p->seed, others));
+}
+
+/*
+ * Step 0: whether the discovery engine answers (discovery.h): by
+ * ndd.discovery_path, where it can read the table as the SQL path does.
+ */
+static bool
+UseEngine(Pairs *p)
+{
+	const char *why = NULL;
+
+	if (ndd_discovery_path == DISCOVERY_PATH_SQL)
+		return false;
+	if (p->sharded)
+		why = "The table is partitioned over shards";
+	else if (p->verify_name)
+		why = "Verification runs on the SQL path";
+	else
+		(void) DiscoveryEngineReads(p->relid, p->sketch_name, p->id_name, &why);
+	if (why && ndd_discovery_path == DISCOVERY_PATH_ENGINE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the discovery engine cannot answer for relation \"%s\"", p->rel_name),
+				 errdetail("%s.", why),
+				 errhint("Set ndd.discovery_path to auto.")));
+	return why == NULL;
+}
+
+/* Steps 1-4 by the engine: the same filter, keys, tests and scores. */
+static void
+RunEngine(Pairs *p, Tuplestorestate *out, TupleDesc out_desc)
+{
+	DiscoveryRequest req = {0};
+	bool		keys_null;
+	bool		n_null;
+
+	req.relid = p->relid;
+	req.sketch_name = p->sketch_name;
+	req.id_name = p->id_name;
+	if (p->simhash)
+		BucketKeysSimhash(&req.keys, p->max_distance);
+	else
+	{
+		BucketKeysMinhash(&req.keys, p->num_perm, p->rule.bands, p->rule.rows,
+						  p->rule.required, p->rule.lower);
+		req.check_settings = true;
+		req.num_perm = p->num_perm;
+		req.source = MinHashSourceFromName(p->unit, strlen(p->unit));
+		req.shingle_size = p->shingle_size;
+		req.seed = p->seed;
+	}
+	req.drop_frequent = p->rule.required - 1;
+	req.expected_keys = ExpectedKeys(p, &req.expected_rows, &n_null, &keys_null);
+	if (keys_null)
+		req.expected_keys = 0;
+	req.mixed = EngineMixed;
+	req.progress = p->progress ? EngineProgress : NULL;
+	req.arg = p;
+	(void) DiscoveryEngineRun(&req, out, out_desc);
+}
+
 PG_FUNCTION_INFO_V1(near_duplicate_pairs);
 Datum
 near_duplicate_pairs(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Pairs		p = {0};
+	bool		engine;
 
 	p.started = GetCurrentTimestamp();
 	InitMaterializedSRF(fcinfo, 0);
@@ -838,13 +930,14 @@ near_duplicate_pairs(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "near_duplicate_pairs: SPI_connect failed");
 
-	/* 0. the shards, and what the sketches are */
+	/* 0. the shards, the path, and what the sketches are */
 	FindLeaves(&p);
+	engine = UseEngine(&p);
 	if (p.simhash)
 		PlanSimhash(&p);
 	else
 	{
-		if (!ReadSettings(&p))
+		if (!ReadSettings(&p, engine))
 		{
 			SPI_finish();
 			return (Datum) 0;
@@ -852,14 +945,19 @@ near_duplicate_pairs(PG_FUNCTION_ARGS)
 		PlanMinhash(&p);
 	}
 
-	/* 1. which keys occur more than once */
-	CountKeys(&p);
-	/* 2. the keys that may collide, with their rows */
-	KeepKeys(&p);
-	/* 3. rows that share a kept key, and whose summaries pass */
-	FindCandidates(&p);
-	/* 4. the candidates that qualify */
-	EmitPairs(&p, rsinfo->setResult, rsinfo->setDesc);
+	if (engine)
+		RunEngine(&p, rsinfo->setResult, rsinfo->setDesc);
+	else
+	{
+		/* 1. which keys occur more than once */
+		CountKeys(&p);
+		/* 2. the keys that may collide, with their rows */
+		KeepKeys(&p);
+		/* 3. rows that share a kept key, and whose summaries pass */
+		FindCandidates(&p);
+		/* 4. the candidates that qualify */
+		EmitPairs(&p, rsinfo->setResult, rsinfo->setDesc);
+	}
 
 	SPI_finish();
 	return (Datum) 0;

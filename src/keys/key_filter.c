@@ -52,6 +52,7 @@
 
 #include "base/hash.h"
 #include "base/ndd_limits.h"
+#include "keys/key_filter.h"
 
 /* bits per expected key: about 1 single key in 10 survives the filter */
 #define KEY_FILTER_BITS_PER_KEY		10
@@ -70,14 +71,14 @@ typedef struct KeyFilterSize
 	uint64		ncounters;
 } KeyFilterSize;
 
-/* The aggregate's state. */
-typedef struct KeyFilterState
+/* The aggregate's state, and the engine's filter (key_filter.h). */
+struct KeyFilterState
 {
 	KeyFilterSize size;
 	uint8	   *seen;
 	uint8	   *again;
 	uint8	   *counts;			/* saturating at 255 */
-} KeyFilterState;
+};
 
 /* The result: the "again" bitmap, then the counters. */
 typedef struct KeyFilter
@@ -346,6 +347,119 @@ CompareFrequentFirst(const void *a, const void *b)
 	return (x->key < y->key) - (x->key > y->key);
 }
 
+/* Ask the cache for a byte that will be read soon (keys hit random lines). */
+#ifdef __GNUC__
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void) 0)
+#endif
+
+/* (count, key) of x is above y's in the global order, most frequent first */
+static inline bool
+MoreFrequent(const CountedKey *x, const CountedKey *y)
+{
+	return x->count != y->count ? x->count > y->count : x->key > y->key;
+}
+
+/*
+ * Mark the drop most frequent of counted[0 .. n) by the global order, as
+ * sorting them by CompareFrequentFirst and taking the first would: a few
+ * of a few dozen, so a small insertion list rather than a sort.
+ */
+static void
+MarkMostFrequent(CountedKey *counted, int n, int drop)
+{
+	CountedKey *top[64];
+	int			ntop = 0;
+
+	if (drop >= n)
+	{
+		for (int i = 0; i < n; i++)
+			counted[i].drop = true;
+		return;
+	}
+	if (drop > lengthof(top))
+	{
+		CountedKey **order = palloc(n * sizeof(CountedKey *));
+
+		for (int i = 0; i < n; i++)
+			order[i] = &counted[i];
+		qsort(order, n, sizeof(CountedKey *), CompareFrequentFirst);
+		for (int i = 0; i < drop; i++)
+			order[i]->drop = true;
+		pfree(order);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+	{
+		int			at = ntop;
+
+		if (ntop == drop && !MoreFrequent(&counted[i], top[ntop - 1]))
+			continue;
+		while (at > 0 && MoreFrequent(&counted[i], top[at - 1]))
+			at--;
+		if (ntop < drop)
+			ntop++;
+		memmove(&top[at + 1], &top[at], (ntop - 1 - at) * sizeof(CountedKey *));
+		top[at] = &counted[i];
+	}
+	for (int i = 0; i < ntop; i++)
+		top[i]->drop = true;
+}
+
+/*
+ * The keys among keys[0 .. n) that may occur more than once in the set the
+ * filter saw (every key that does is among them), leaving out the row's
+ * drop most frequent keys, in the row's order: the number kept into kept.
+ */
+static int
+Colliding(const uint8 *again, const uint8 *counts, const KeyFilterSize *size,
+		  const uint64 *keys, int n, int drop, uint64 *kept)
+{
+	CountedKey	local[64];
+	uint64		local_bits[64];
+	CountedKey *counted = n <= lengthof(local) ? local : palloc(n * sizeof(CountedKey));
+	uint64	   *bits = n <= lengthof(local) ? local_bits : palloc(n * sizeof(uint64));
+	int			nkept = 0;
+
+	/* every line the row needs is asked for before the first is read */
+	for (int i = 0; i < n; i++)
+	{
+		counted[i].key = keys[i];
+		bits[i] = Slot(keys[i], BIT_SEED, size->nbits);
+		counted[i].count = 0;
+		PREFETCH(&again[bits[i] >> 3]);
+		if (drop > 0)
+		{
+			uint64		c = Slot(keys[i], COUNTER_SEED, size->ncounters);
+
+			PREFETCH(&counts[c]);
+			/* the slot for now; the count is read below */
+			bits[i] |= c << 32;
+		}
+	}
+	for (int i = 0; i < n; i++)
+	{
+		counted[i].drop = false;
+		if (drop > 0)
+			counted[i].count = counts[bits[i] >> 32];
+		bits[i] &= PG_UINT32_MAX;
+	}
+	if (drop > 0)
+		MarkMostFrequent(counted, n, drop);
+	for (int i = 0; i < n; i++)
+	{
+		if (!counted[i].drop && ((again[bits[i] >> 3] >> (bits[i] & 7)) & 1))
+			kept[nkept++] = counted[i].key;
+	}
+	if (counted != local)
+	{
+		pfree(counted);
+		pfree(bits);
+	}
+	return nkept;
+}
+
 /*
  * ndd_colliding(keys, filter, drop_frequent): the keys that may occur more
  * than once in the set the filter saw (every key that does is among them),
@@ -361,10 +475,9 @@ ndd_colliding(PG_FUNCTION_ARGS)
 	int32		drop = PG_GETARG_INT32(2);
 	KeyFilterSize size;
 	const uint8 *again;
-	const uint8 *counts;
-	CountedKey *counted;
-	Datum	   *kept;
-	int			nkept = 0;
+	uint64	   *kept;
+	int			nkept;
+	Datum	   *values;
 
 	/*
 	 * A bytea is only 4-byte aligned where it sits in a tuple: copy the
@@ -384,35 +497,60 @@ ndd_colliding(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("drop_frequent must not be negative")));
 	again = (const uint8 *) filter + offsetof(KeyFilter, data);
-	counts = again + BitmapBytes(&size);
+	kept = palloc(Max(n, 1) * sizeof(uint64));
+	nkept = Colliding(again, again + BitmapBytes(&size), &size, (const uint64 *) keys, n, drop, kept);
+	values = palloc(Max(nkept, 1) * sizeof(Datum));
+	for (int i = 0; i < nkept; i++)
+		values[i] = Int64GetDatum((int64) kept[i]);
+	PG_RETURN_ARRAYTYPE_P(construct_array(values, nkept, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE));
+}
 
-	counted = palloc(Max(n, 1) * sizeof(CountedKey));
+/* ---------------------------------------------------------------------
+ * The same filter from C, for the discovery engine (key_filter.h)
+ * ---------------------------------------------------------------------
+ */
+
+KeyFilterState *
+KeyFilterCreate(int64 expected_keys)
+{
+	return NewState(CurrentMemoryContext, FilterSize(expected_keys));
+}
+
+void
+KeyFilterAddKeys(KeyFilterState *filter, const uint64 *keys, int n)
+{
+	/* every line the row needs is asked for before the first is written */
 	for (int i = 0; i < n; i++)
 	{
-		counted[i].key = (uint64) keys[i];
-		counted[i].count = counts[Slot(counted[i].key, COUNTER_SEED, size.ncounters)];
-		counted[i].drop = false;
-	}
-	if (drop > 0)
-	{
-		CountedKey **order = palloc(Max(n, 1) * sizeof(CountedKey *));
+		uint64		bit = Slot(keys[i], BIT_SEED, filter->size.nbits);
 
-		for (int i = 0; i < n; i++)
-			order[i] = &counted[i];
-		qsort(order, n, sizeof(CountedKey *), CompareFrequentFirst);
-		for (int i = 0; i < Min(drop, n); i++)
-			order[i]->drop = true;
+		PREFETCH(&filter->seen[bit >> 3]);
+		PREFETCH(&filter->again[bit >> 3]);
+		PREFETCH(&filter->counts[Slot(keys[i], COUNTER_SEED, filter->size.ncounters)]);
 	}
-
-	kept = palloc(Max(n, 1) * sizeof(Datum));
 	for (int i = 0; i < n; i++)
-	{
-		uint64		bit = Slot(counted[i].key, BIT_SEED, size.nbits);
+		AddKey(filter, keys[i]);
+}
 
-		if (!counted[i].drop && ((again[bit >> 3] >> (bit & 7)) & 1))
-			kept[nkept++] = Int64GetDatum((int64) counted[i].key);
-	}
-	PG_RETURN_ARRAYTYPE_P(construct_array(kept, nkept, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE));
+Size
+KeyFilterBytes(const KeyFilterState *filter)
+{
+	return offsetof(KeyFilter, data) - VARHDRSZ + BitmapBytes(&filter->size) + filter->size.ncounters;
+}
+
+int
+KeyFilterColliding(const KeyFilterState *filter, const uint64 *keys, int n, int drop, uint64 *kept)
+{
+	return Colliding(filter->again, filter->counts, &filter->size, keys, n, drop, kept);
+}
+
+void
+KeyFilterFree(KeyFilterState *filter)
+{
+	pfree(filter->seen);
+	pfree(filter->again);
+	pfree(filter->counts);
+	pfree(filter);
 }
 
 /*

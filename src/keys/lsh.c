@@ -32,6 +32,7 @@
 
 #include "base/hash.h"
 #include "base/ndd_limits.h"
+#include "keys/bucket_keys.h"
 #include "keys/lsh.h"
 #include "sketch/minhash.h"
 
@@ -295,4 +296,65 @@ lsh_params(PG_FUNCTION_ARGS)
 	values[2] = Float8GetDatum(best_fp);
 	values[3] = Float8GetDatum(best_fn);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
+}
+
+/* ---------------------------------------------------------------------
+ * The discovery engine's bucket keys (bucket_keys.h): the band keys as
+ * minhash_band_keys makes them, the low bits as minhash_lowbits, the test
+ * of minhash_lowbits_agreement and the score of similarity().
+ * ---------------------------------------------------------------------
+ */
+
+static int
+MinhashBucketKeys(const BucketKeys *bk, Datum sketch, uint64 *keys, uint64 *summary)
+{
+	MinHash    *mh = DatumGetMinHashP(sketch);
+	int			n = bk->bands;
+
+	LshCheckBanding(mh->num_perm, bk->bands, bk->rows);
+	/* an empty document is similar to nothing: it has no keys to share */
+	if (mh->flags & MINHASH_FLAG_EMPTY)
+		n = 0;
+	for (int b = 0; b < n; b++)
+		keys[b] = LshBandHash(mh, b, bk->rows);
+	MinHashLowbits(mh, summary);
+	if ((Pointer) mh != DatumGetPointer(sketch))
+		pfree(mh);
+	return n;
+}
+
+static bool
+MinhashCloseEnough(const BucketKeys *bk, const uint64 *x, const uint64 *y)
+{
+	int			differing = 0;
+
+	for (int w = 0; w < bk->summary_words; w++)
+		differing += MinHashLowbitsDiffering(x[w], y[w]);
+	return bk->summary_words * 32 - differing >= bk->min_agreement;
+}
+
+static bool
+MinhashScore(const BucketKeys *bk, Datum a, Datum b,
+			 double *similarity, int32 *distance, bool *distance_null)
+{
+	*similarity = MinHashSimilarity(DatumGetMinHashP(a), DatumGetMinHashP(b));
+	*distance = 0;
+	*distance_null = true;
+	return *similarity >= bk->lower;
+}
+
+void
+BucketKeysMinhash(BucketKeys *bk, int num_perm, int bands, int rows, int required, double lower)
+{
+	memset(bk, 0, sizeof(BucketKeys));
+	bk->max_keys = bands;
+	bk->summary_words = MINHASH_LOWBITS_WORDS(num_perm);
+	bk->keys = MinhashBucketKeys;
+	bk->close_enough = MinhashCloseEnough;
+	bk->score = MinhashScore;
+	bk->bands = bands;
+	bk->rows = rows;
+	/* a pair sharing `required` bands agrees on all but bands - required rows */
+	bk->min_agreement = bands * rows - bands + required;
+	bk->lower = lower;
 }

@@ -37,6 +37,7 @@
 #include "utils/array.h"
 
 #include "base/ndd_limits.h"
+#include "keys/bucket_keys.h"
 #include "keys/simhash_keys.h"
 #include "sketch/simhash.h"
 
@@ -163,4 +164,54 @@ simhash_keys(PG_FUNCTION_ARGS)
 	Assert(SimHashRequiredKeys(&layout, max_distance) >= 1);
 	PG_RETURN_ARRAYTYPE_P(construct_array(SimHashKeys(&layout, v), layout.nkeys, INT8OID,
 										  sizeof(int64), true, TYPALIGN_DOUBLE));
+}
+
+/* ---------------------------------------------------------------------
+ * The discovery engine's bucket keys (bucket_keys.h): the keys of
+ * simhash_keys(), the fingerprint as its own summary, the distance as
+ * hamming_distance() and simhash_cosine() report it.
+ * ---------------------------------------------------------------------
+ */
+
+static int
+SimhashBucketKeys(const BucketKeys *bk, Datum sketch, uint64 *keys, uint64 *summary)
+{
+	SimHash		v = DatumGetSimHash(sketch);
+	Datum	   *made = SimHashKeys(&bk->layout, v);
+
+	for (int k = 0; k < bk->layout.nkeys; k++)
+		keys[k] = (uint64) DatumGetInt64(made[k]);
+	pfree(made);
+	summary[0] = v;
+	return bk->layout.nkeys;
+}
+
+static bool
+SimhashCloseEnough(const BucketKeys *bk, const uint64 *x, const uint64 *y)
+{
+	return SimHashDistance(x[0], y[0]) <= bk->max_distance;
+}
+
+static bool
+SimhashScore(const BucketKeys *bk, Datum a, Datum b,
+			 double *similarity, int32 *distance, bool *distance_null)
+{
+	*distance = SimHashDistance(DatumGetSimHash(a), DatumGetSimHash(b));
+	*distance_null = false;
+	*similarity = SimHashCosine(*distance);
+	return *distance <= bk->max_distance;
+}
+
+void
+BucketKeysSimhash(BucketKeys *bk, int max_distance)
+{
+	memset(bk, 0, sizeof(BucketKeys));
+	NddCheckMaxDistance(max_distance);
+	SimHashKeyLayoutInit(&bk->layout, max_distance, SIMHASH_KEYS_PAIRS);
+	bk->max_keys = bk->layout.nkeys;
+	bk->summary_words = 1;
+	bk->keys = SimhashBucketKeys;
+	bk->close_enough = SimhashCloseEnough;
+	bk->score = SimhashScore;
+	bk->max_distance = max_distance;
 }

@@ -848,26 +848,36 @@ minhash_settings(PG_FUNCTION_ARGS)
  * a bound rather than as an estimator).
  */
 
+/* The low 2 bits of each position, packed: MINHASH_LOWBITS_WORDS words. */
+void
+MinHashLowbits(const MinHash *mh, uint64 *words)
+{
+	int			k = mh->num_perm;
+
+	for (int w = 0; w < MINHASH_LOWBITS_WORDS(k); w++)
+	{
+		uint64		word = 0;
+
+		for (int i = w * 32; i < k && i < (w + 1) * 32; i++)
+			word |= (uint64) (mh->values[i] & 3) << (2 * (i % 32));
+		words[w] = word;
+	}
+}
+
 /* minhash_lowbits(sketch): the low 2 bits of each position, packed */
 PG_FUNCTION_INFO_V1(minhash_lowbits);
 Datum
 minhash_lowbits(PG_FUNCTION_ARGS)
 {
 	MinHash    *mh = PG_GETARG_MINHASH_P(0);
-	int			k = mh->num_perm;
-	int			nwords = (k + 31) / 32;
+	int			nwords = MINHASH_LOWBITS_WORDS(mh->num_perm);
+	uint64	   *words = palloc(nwords * sizeof(uint64));
 	bytea	   *out = palloc(VARHDRSZ + nwords * sizeof(uint64));
 
 	SET_VARSIZE(out, VARHDRSZ + nwords * sizeof(uint64));
-	for (int w = 0; w < nwords; w++)
-	{
-		uint64		word = 0;
-
-		for (int i = w * 32; i < k && i < (w + 1) * 32; i++)
-			word |= (uint64) (mh->values[i] & 3) << (2 * (i % 32));
-		/* unaligned: VARDATA is 4 bytes into an 8-byte aligned palloc */
-		memcpy(VARDATA(out) + w * sizeof(uint64), &word, sizeof(uint64));
-	}
+	MinHashLowbits(mh, words);
+	/* unaligned: VARDATA is 4 bytes into an 8-byte aligned palloc */
+	memcpy(VARDATA(out), words, nwords * sizeof(uint64));
 	PG_RETURN_BYTEA_P(out);
 }
 
@@ -879,7 +889,6 @@ minhash_lowbits_agreement(PG_FUNCTION_ARGS)
 	bytea	   *a = PG_GETARG_BYTEA_PP(0);
 	bytea	   *b = PG_GETARG_BYTEA_PP(1);
 	Size		len = VARSIZE_ANY_EXHDR(a);
-	const uint64 low = UINT64CONST(0x5555555555555555);
 	int			differing = 0;
 	int			codes;
 
@@ -895,9 +904,7 @@ minhash_lowbits_agreement(PG_FUNCTION_ARGS)
 		/* unaligned: short varlena headers */
 		memcpy(&x, VARDATA_ANY(a) + i * sizeof(uint64), sizeof(uint64));
 		memcpy(&y, VARDATA_ANY(b) + i * sizeof(uint64), sizeof(uint64));
-		x ^= y;
-		/* a code differs when either of its bits does */
-		differing += pg_popcount64((x | (x >> 1)) & low);
+		differing += MinHashLowbitsDiffering(x, y);
 	}
 	codes = (int) (len / sizeof(uint64)) * 32;
 	PG_RETURN_INT32(codes - differing);

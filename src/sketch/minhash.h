@@ -7,6 +7,7 @@
 
 #include "access/htup.h"
 #include "fmgr.h"
+#include "port/pg_bitutils.h"
 
 #define MINHASH_VERSION			1
 
@@ -94,6 +95,24 @@ extern char *MinHashSettingsString(int num_perm, int source, int shingle_size, i
 extern void MinHashCheckCompatible(const MinHash *a, const MinHash *b);
 extern double MinHashSimilarity(const MinHash *a, const MinHash *b);
 extern MinHash *MinHashFromQuery(HeapTupleHeader query, double *threshold);
+
+/*
+ * The low 2 bits of every position, 32 positions a word: codes that differ
+ * mean values that differ (minhash_lowbits, discovery's cheap first test).
+ */
+#define MINHASH_LOWBITS_WORDS(k)	(((k) + 31) / 32)
+extern void MinHashLowbits(const MinHash *mh, uint64 *words);
+
+/* The 2-bit codes that differ between two words of low bits. */
+static inline int
+MinHashLowbitsDiffering(uint64 x, uint64 y)
+{
+	const uint64 low = UINT64CONST(0x5555555555555555);
+
+	x ^= y;
+	/* a code differs when either of its bits does */
+	return pg_popcount64((x | (x >> 1)) & low);
+}
 
 /* darts per unit of area for K positions, of weighted sketches */
 extern double WeightedMinHashIntensity(int k);

@@ -420,14 +420,19 @@ hamming_distance(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32(SimHashDistance(PG_GETARG_SIMHASH(0), PG_GETARG_SIMHASH(1)));
 }
 
-/* Charikar's estimate of the cosine similarity: cos(pi * d / 64) */
+/* Charikar's estimate of the cosine similarity of fingerprints d bits apart */
+double
+SimHashCosine(int d)
+{
+	return cos(M_PI * d / NDD_SIMHASH_BITS);
+}
+
+/* simhash_cosine(a, b): cos(pi * d / 64) */
 PG_FUNCTION_INFO_V1(simhash_cosine);
 Datum
 simhash_cosine(PG_FUNCTION_ARGS)
 {
-	int			d = SimHashDistance(PG_GETARG_SIMHASH(0), PG_GETARG_SIMHASH(1));
-
-	PG_RETURN_FLOAT8(cos(M_PI * d / NDD_SIMHASH_BITS));
+	PG_RETURN_FLOAT8(SimHashCosine(SimHashDistance(PG_GETARG_SIMHASH(0), PG_GETARG_SIMHASH(1))));
 }
 
 /* a % b: Hamming distance at most ndd.hamming_threshold */

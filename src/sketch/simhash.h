@@ -30,6 +30,9 @@ SimHashDistance(SimHash a, SimHash b)
 	return pg_popcount64(a ^ b);
 }
 
+/* Charikar's estimate of the cosine similarity: cos(pi * d / 64) */
+extern double SimHashCosine(int d);
+
 /* the fingerprint and distance of a simhash_query; false if one is NULL */
 extern bool SimHashFromQuery(HeapTupleHeader query, SimHash *fingerprint, int *max_distance);
 

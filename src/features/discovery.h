@@ -1,0 +1,147 @@
+/*
+ * discovery.h
+ *		The discovery engine: near_duplicate_pairs in C, in passes over the
+ *		table and over temporary files, instead of SQL statements over
+ *		temporary tables (pairs.c keeps those for what the engine does not
+ *		read: tables across shards, views, row security, verification).
+ *
+ *	1. filter scan: every row's bucket keys into the key filter
+ *	   (key_filter.h), and every sketch checked to be made like the first;
+ *	2. key scan: each row's keys that may collide, with its heap position
+ *	   and the summary of its sketch, into partitions by key (spill.h);
+ *	3. grouping: each partition sorted in memory, and the rows of each key
+ *	   paired when their summaries are close enough, into partitions of
+ *	   candidate pairs;
+ *	4. scoring: each partition's pairs sorted, each pair once, its two
+ *	   rows fetched by heap position and scored as the SQL path scores them.
+ *
+ * A row is known by its heap position (TID) under one snapshot: it needs
+ * no index on the id, and sorts like the heap.  Memory is bounded by
+ * work_mem: the filter is sized as ndd_colliding_keys sizes it, and a
+ * partition that would not fit is split again before it is read.
+ */
+#ifndef NDD_DISCOVERY_H
+#define NDD_DISCOVERY_H
+
+#include "access/tupdesc.h"
+#include "utils/guc.h"
+#include "utils/relcache.h"
+#include "utils/snapshot.h"
+#include "utils/tuplestore.h"
+
+#include "base/spill.h"
+#include "keys/bucket_keys.h"
+#include "keys/key_filter.h"
+
+/* ndd.discovery_path: which path near_duplicate_pairs takes */
+typedef enum DiscoveryPath
+{
+	DISCOVERY_PATH_AUTO,		/* the engine where it can read the table */
+	DISCOVERY_PATH_ENGINE,		/* the engine, or an error saying why not */
+	DISCOVERY_PATH_SQL,			/* SQL statements over temporary tables */
+} DiscoveryPath;
+
+extern int	ndd_discovery_path;
+extern const struct config_enum_entry discovery_path_options[];
+
+/* what near_duplicate_pairs asks of the engine */
+typedef struct DiscoveryRequest
+{
+	Oid			relid;
+	const char *sketch_name;
+	const char *id_name;
+	BucketKeys	keys;
+	int			drop_frequent;	/* each row's most frequent keys left out */
+	int64		expected_keys;	/* the filter's size, as the SQL path sizes it */
+	int64		expected_rows;	/* the rows it was sized for, for progress */
+
+	/* minhash: every sketch must be made like the first */
+	bool		check_settings;
+	int			num_perm;
+	int			source;
+	int			shingle_size;
+	int32		seed;
+	/* raises the error of sketches made in different ways; others as made */
+	void		(*mixed) (void *arg, const char *others);
+
+	/* progress NOTICEs: message, through the caller */
+	void		(*progress) (void *arg, const char *message);
+	void	   *arg;
+} DiscoveryRequest;
+
+/* the engine's state over one call */
+typedef struct Discovery
+{
+	const DiscoveryRequest *req;
+	Relation	rel;
+	Snapshot	snapshot;
+	AttrNumber	sketch_att;
+	AttrNumber	id_att;
+	Oid			id_type;		/* int2, int4 or int8 */
+	Size		budget;			/* work_mem, in bytes */
+	MemoryContext row_context;	/* reset after each row or pair */
+
+	KeyFilterState *filter;
+	Size		entry_width;	/* a KeyEntry with its summary */
+	int			partitions;
+	Spill	   *entries;		/* of KeyEntry, by key */
+	Spill	   *edges;			/* of Edge, by first row */
+
+	int64		rows;			/* rows with a sketch */
+	int64		kept_keys;		/* keys that may be shared */
+	int64		candidates;
+	int64		pairs;
+
+	Tuplestorestate *out;
+	TupleDesc	out_desc;
+} Discovery;
+
+/* one key of one row, as spilled in step 2 */
+typedef struct KeyEntry
+{
+	uint64		key;
+	uint64		row;			/* the row's TID, packed */
+	uint64		summary[FLEXIBLE_ARRAY_MEMBER];
+} KeyEntry;
+
+/* a candidate pair, rows in order */
+typedef struct Edge
+{
+	uint64		lo;
+	uint64		hi;
+} Edge;
+
+/* a TID as one ordered number, and back */
+static inline uint64
+PackRow(ItemPointer tid)
+{
+	return ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 16) |
+		ItemPointerGetOffsetNumberNoCheck(tid);
+}
+
+static inline void
+UnpackRow(uint64 row, ItemPointer tid)
+{
+	ItemPointerSet(tid, (BlockNumber) (row >> 16), (OffsetNumber) (row & 0xFFFF));
+}
+
+/* discovery_engine.c */
+extern bool DiscoveryEngineReads(Oid relid, const char *sketch_name, const char *id_name,
+								 const char **why);
+extern uint64 DiscoveryEngineRun(const DiscoveryRequest *req, Tuplestorestate *out,
+								 TupleDesc out_desc);
+
+/* discovery_scan.c: steps 1 and 2 */
+extern void DiscoveryFilterScan(Discovery *d);
+extern void DiscoveryKeyScan(Discovery *d);
+
+/* discovery_group.c: step 3 */
+extern void DiscoveryGroupKeys(Discovery *d);
+
+/* discovery_pairs.c: step 4 */
+extern void DiscoveryScorePairs(Discovery *d);
+
+/* partitions for records of width bytes, about total of them, in budget */
+extern int	DiscoveryPartitions(Size budget, double total, Size width);
+
+#endif							/* NDD_DISCOVERY_H */

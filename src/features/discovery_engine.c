@@ -1,0 +1,156 @@
+/*
+ * discovery_engine.c
+ *		The discovery engine's driver (discovery.h): whether it can read a
+ *		table, and its four steps in order within work_mem.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/table.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
+
+#include "features/discovery.h"
+
+int			ndd_discovery_path = DISCOVERY_PATH_AUTO;
+
+const struct config_enum_entry discovery_path_options[] = {
+	{"auto", DISCOVERY_PATH_AUTO, false},
+	{"engine", DISCOVERY_PATH_ENGINE, false},
+	{"sql", DISCOVERY_PATH_SQL, false},
+	{NULL, 0, false}
+};
+
+/* The id's type, if the engine can read it as bigint: int2, int4, int8. */
+static Oid
+IdType(Oid relid, AttrNumber att)
+{
+	Oid			type = getBaseType(get_atttype(relid, att));
+
+	return (type == INT2OID || type == INT4OID || type == INT8OID) ? type : InvalidOid;
+}
+
+/* The caller may read the column: the table, or the column itself. */
+static bool
+MayRead(Oid relid, AttrNumber att)
+{
+	/* the column's check leaves the table's own privileges out */
+	return pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK ||
+		pg_attribute_aclcheck(relid, att, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
+}
+
+/*
+ * Whether the engine reads the table as the SQL path would: a plain heap
+ * table or materialized view without children, row security off for the
+ * caller, both columns readable, an integer id.  Else why not, in *why:
+ * the SQL path then answers, or raises the error the user should see.
+ */
+bool
+DiscoveryEngineReads(Oid relid, const char *sketch_name, const char *id_name, const char **why)
+{
+	Relation	rel = table_open(relid, AccessShareLock);
+	char		relkind = rel->rd_rel->relkind;
+	AttrNumber	sketch_att = get_attnum(relid, sketch_name);
+	AttrNumber	id_att = get_attnum(relid, id_name);
+
+	*why = NULL;
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_MATVIEW)
+		*why = "It reads tables and materialized views only";
+	else if (rel->rd_rel->relam != HEAP_TABLE_AM_OID)
+		*why = "It reads heap tables only";
+	else if (RELATION_IS_OTHER_TEMP(rel))
+		*why = "The table is another session's temporary table";
+	else if (has_subclass(relid))
+		*why = "The table has inheritance children";
+	else if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
+		*why = "Row-level security applies to the table";
+	else if (sketch_att <= 0 || id_att <= 0)
+		*why = "A column is missing";
+	else if (!MayRead(relid, sketch_att) || !MayRead(relid, id_att))
+		*why = "The caller may not read both columns";
+	else if (!OidIsValid(IdType(relid, id_att)))
+		*why = "The id column is not smallint, integer or bigint";
+	table_close(rel, AccessShareLock);
+	return *why == NULL;
+}
+
+int
+DiscoveryPartitions(Size budget, double total, Size width)
+{
+	double		want = ceil(total * width / Max(budget / 2, 1));
+
+	return (int) Max(1.0, Min(want, (double) SpillMaxPartitions(budget)));
+}
+
+static void
+Progress(Discovery *d, const char *message)
+{
+	if (d->req->progress)
+		d->req->progress(d->req->arg, message);
+}
+
+/* Open the table and learn its columns, under one registered snapshot. */
+static void
+Begin(Discovery *d, const DiscoveryRequest *req, Tuplestorestate *out, TupleDesc out_desc)
+{
+	memset(d, 0, sizeof(Discovery));
+	d->req = req;
+	d->rel = table_open(req->relid, AccessShareLock);
+	d->snapshot = RegisterSnapshot(GetActiveSnapshot());
+	d->sketch_att = get_attnum(req->relid, req->sketch_name);
+	d->id_att = get_attnum(req->relid, req->id_name);
+	d->id_type = IdType(req->relid, d->id_att);
+	d->budget = (Size) work_mem * 1024;
+	d->row_context = AllocSetContextCreate(CurrentMemoryContext, "ndd discovery row",
+										   ALLOCSET_DEFAULT_SIZES);
+	d->entry_width = offsetof(KeyEntry, summary) + req->keys.summary_words * sizeof(uint64);
+	d->out = out;
+	d->out_desc = out_desc;
+}
+
+static void
+End(Discovery *d)
+{
+	UnregisterSnapshot(d->snapshot);
+	table_close(d->rel, AccessShareLock);
+	MemoryContextDelete(d->row_context);
+}
+
+uint64
+DiscoveryEngineRun(const DiscoveryRequest *req, Tuplestorestate *out, TupleDesc out_desc)
+{
+	Discovery	d;
+
+	Begin(&d, req, out, out_desc);
+
+	/* 1. which keys occur more than once, and the sketches' settings */
+	DiscoveryFilterScan(&d);
+	Progress(&d, psprintf("ndd: 1/4 keys counted, in a filter of %d kB for about " INT64_FORMAT " rows",
+						  (int) (KeyFilterBytes(d.filter) / 1024), req->expected_rows));
+
+	/* 2. the keys that may collide, with their rows, by key */
+	DiscoveryKeyScan(&d);
+	KeyFilterFree(d.filter);
+	Progress(&d, psprintf("ndd: 2/4 " INT64_FORMAT " keys may be shared", d.kept_keys));
+
+	/* 3. rows that share a kept key, and whose summaries pass */
+	DiscoveryGroupKeys(&d);
+
+	/* 4. each candidate once, scored */
+	DiscoveryScorePairs(&d);
+	Progress(&d, psprintf("ndd: 3/4 " INT64_FORMAT " candidate pairs", d.candidates));
+	Progress(&d, psprintf("ndd: 4/4 " INT64_FORMAT " pairs", d.pairs));
+
+	End(&d);
+	return (uint64) d.pairs;
+}

@@ -1,0 +1,146 @@
+-- The discovery engine (ndd.discovery_path = engine) against the SQL path
+-- and brute force: the same pairs with the same scores, bit for bit.
+SET extra_float_digits = 0;
+\set SHOW_CONTEXT never
+
+-- uniform(key, stream): a number in [0, 1) hashed from its arguments
+CREATE FUNCTION pg_temp.uniform(key bigint, stream bigint) RETURNS float8
+LANGUAGE sql IMMUTABLE STRICT
+AS $$ SELECT (hashint8extended(key, stream) & 4503599627370495)::float8 / 4503599627370496 $$;
+
+-- 1,200 documents: 300 families of a base and three edited copies, then
+-- 40 copies of one text (a key shared by 40 rows), empty documents, a
+-- row without a sketch and rows without an id
+CREATE TABLE ebase AS
+SELECT f, array_agg('w' || floor(pg_temp.uniform(f * 60 + i, 1) * 3000)::int ORDER BY i) AS words
+FROM generate_series(1, 300) f, generate_series(1, 60) i GROUP BY f;
+CREATE TABLE edocs (id bigint, body text);
+INSERT INTO edocs
+SELECT f * 4 + v,
+       CASE WHEN v = 0 THEN array_to_string(words, ' ')
+            ELSE (SELECT string_agg(CASE WHEN pg_temp.uniform((f * 4 + v) * 60 + n, 2) < 0.015 * v * (1 + f % 3)
+                                         THEN 'x' || floor(pg_temp.uniform((f * 4 + v) * 60 + n, 3) * 3000)::int ELSE w END, ' ' ORDER BY n)
+                  FROM unnest(words) WITH ORDINALITY AS u(w, n)) END
+FROM ebase, generate_series(0, 3) v;
+INSERT INTO edocs SELECT 5000 + i, 'the same text repeated in forty rows of the table word for word' FROM generate_series(1, 40) i;
+INSERT INTO edocs VALUES (6001, ''), (6002, ''), (6003, NULL), (NULL, 'w1 w2 w3 w4 w5 w6 w7 w8'), (NULL, 'w1 w2 w3 w4 w5 w6 w7 w8');
+ALTER TABLE edocs ADD COLUMN m64 minhash, ADD COLUMN m128 minhash, ADD COLUMN m256 minhash, ADD COLUMN sh simhash;
+UPDATE edocs SET m64 = minhash_sketch(body, num_perm => 64), m128 = minhash_sketch(body),
+                 m256 = minhash_sketch(body, num_perm => 256), sh = simhash(body);
+ANALYZE edocs;
+
+-- the pairs of one path, as a table of (id_a, id_b, similarity, distance)
+CREATE FUNCTION pg_temp.pairs_by(path text, col name, t float8, k int DEFAULT NULL)
+RETURNS TABLE (id_a bigint, id_b bigint, similarity float8, distance int)
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('ndd.discovery_path', path, true);
+  RETURN QUERY SELECT * FROM near_duplicate_pairs('edocs', col, 'id', t, max_distance => k);
+END $$;
+
+-- pairs in one path and not the other, both ways, and how many there are
+CREATE FUNCTION pg_temp.compare(col name, t float8, k int DEFAULT NULL)
+RETURNS TABLE (pairs bigint, only_engine bigint, only_sql bigint)
+LANGUAGE sql AS $$
+  WITH e AS (SELECT * FROM pg_temp.pairs_by('engine', col, t, k)),
+       s AS (SELECT * FROM pg_temp.pairs_by('sql', col, t, k))
+  SELECT (SELECT count(*) FROM e),
+         (SELECT count(*) FROM (SELECT * FROM e EXCEPT ALL SELECT * FROM s) x),
+         (SELECT count(*) FROM (SELECT * FROM s EXCEPT ALL SELECT * FROM e) x)
+$$;
+
+-- brute force, for the engine alone
+CREATE TABLE ebrute AS
+SELECT a.id AS id_a, b.id AS id_b, similarity(a.m128, b.m128) AS similarity
+FROM edocs a JOIN edocs b ON a.id < b.id
+WHERE similarity(a.m128, b.m128) >= 0.5;
+
+-- minhash at five thresholds and three sketch sizes
+BEGIN;
+SELECT t, c.* FROM unnest(ARRAY[0.5, 0.7, 0.8, 0.9, 1.0]) t, pg_temp.compare('m128', t) c;
+SELECT t, c.* FROM unnest(ARRAY[0.6, 0.9]) t, pg_temp.compare('m64', t) c;
+SELECT t, c.* FROM unnest(ARRAY[0.6, 0.9]) t, pg_temp.compare('m256', t) c;
+SELECT t, (SELECT count(*) FROM ebrute WHERE similarity >= t) AS brute_force,
+       (SELECT count(*) FROM ((SELECT id_a, id_b, similarity FROM pg_temp.pairs_by('engine', 'm128', t)
+                               EXCEPT SELECT * FROM ebrute WHERE similarity >= t)
+                              UNION ALL
+                              (SELECT * FROM ebrute WHERE similarity >= t
+                               EXCEPT SELECT id_a, id_b, similarity FROM pg_temp.pairs_by('engine', 'm128', t))) d) AS differences
+FROM unnest(ARRAY[0.5, 0.8]) t;
+-- simhash at every distance
+SELECT k, c.* FROM generate_series(0, 6) k, pg_temp.compare('sh', NULL, k) c;
+COMMIT;
+
+-- the least work_mem: the engine's partitions are split again and again
+SET work_mem = '64kB';
+BEGIN;
+SELECT t, c.* FROM unnest(ARRAY[0.5, 0.9]) t, pg_temp.compare('m128', t) c;
+SELECT c.* FROM pg_temp.compare('sh', NULL, 3) c;
+COMMIT;
+RESET work_mem;
+
+-- rows updated (dead versions behind them) and rows this transaction
+-- inserted are read as the SQL path reads them
+BEGIN;
+UPDATE edocs SET m128 = minhash_sketch(body || ' tail') WHERE id % 7 = 0;
+INSERT INTO edocs (id, body, m128) SELECT 7000 + id, body, m128 FROM edocs WHERE id BETWEEN 4 AND 40;
+SELECT c.* FROM pg_temp.compare('m128', 0.8) c;
+ROLLBACK;
+
+-- the same progress as the SQL path, step by step
+SET ndd.discovery_path = engine;
+\set VERBOSITY terse
+SELECT count(*) FROM near_duplicate_pairs('edocs', 'm128', 'id', 0.8, progress => true);
+SET ndd.discovery_path = sql;
+SELECT count(*) FROM near_duplicate_pairs('edocs', 'm128', 'id', 0.8, progress => true);
+\set VERBOSITY default
+
+-- sketches made in different ways: the same error on both paths
+CREATE TABLE emixed AS SELECT id, m128 AS sketch FROM edocs WHERE id < 100 ORDER BY id;
+UPDATE emixed SET sketch = minhash_sketch('other words entirely', shingle_size => 3) WHERE id = 57;
+SET ndd.discovery_path = engine;
+SELECT count(*) FROM near_duplicate_pairs('emixed', 'sketch', 'id', 0.8);
+SET ndd.discovery_path = sql;
+SELECT count(*) FROM near_duplicate_pairs('emixed', 'sketch', 'id', 0.8);
+
+-- ids of every integer type, and a domain over one
+CREATE DOMAIN pg_temp.doc_id AS integer CHECK (VALUE > 0);
+CREATE TABLE eint2 AS SELECT id::smallint AS id, m128 FROM edocs WHERE id < 2000;
+CREATE TABLE eint4 AS SELECT id::pg_temp.doc_id AS id, m128 FROM edocs WHERE id < 2000;
+CREATE TABLE etext AS SELECT id::text AS id, m128 FROM edocs WHERE id < 2000;
+SET ndd.discovery_path = engine;
+SELECT (SELECT count(*) FROM near_duplicate_pairs('eint2', 'm128', 'id', 0.8)) AS int2,
+       (SELECT count(*) FROM near_duplicate_pairs('eint4', 'm128', 'id', 0.8)) AS domain_int4;
+
+-- what the engine does not read: an error under engine, the SQL path under auto
+CREATE VIEW eview AS SELECT * FROM edocs;
+SELECT count(*) FROM near_duplicate_pairs('eview', 'm128', 'id', 0.8);
+SELECT count(*) FROM near_duplicate_pairs('etext', 'm128', 'id', 0.8);
+SELECT count(*) FROM near_duplicate_pairs('edocs', 'm128', 'id', 0.8, verify_column => 'body');
+CREATE TABLE echild () INHERITS (eint2);
+SELECT count(*) FROM near_duplicate_pairs('eint2', 'm128', 'id', 0.8);
+DROP TABLE echild;
+SET ndd.discovery_path = auto;
+SELECT count(*) FROM near_duplicate_pairs('eview', 'm128', 'id', 0.8);
+SELECT count(*) FROM near_duplicate_pairs('etext', 'm128', 'id', 0.8);
+RESET ndd.discovery_path;
+SHOW ndd.discovery_path;
+SET ndd.discovery_path = sideways;
+
+-- row-level security: the engine stands aside, and the policy holds
+CREATE ROLE ndd_engine_reader;
+GRANT SELECT ON edocs TO ndd_engine_reader;
+ALTER TABLE edocs ENABLE ROW LEVEL SECURITY;
+CREATE POLICY even_only ON edocs TO ndd_engine_reader USING (id % 2 = 0);
+SET ROLE ndd_engine_reader;
+SET ndd.discovery_path = engine;
+SELECT count(*) FROM near_duplicate_pairs('edocs', 'm128', 'id', 0.8);
+SET ndd.discovery_path = auto;
+SELECT count(*) = count(*) FILTER (WHERE id_a % 2 = 0 AND id_b % 2 = 0) AS only_visible_rows
+FROM near_duplicate_pairs('edocs', 'm128', 'id', 0.8);
+RESET ROLE;
+ALTER TABLE edocs DISABLE ROW LEVEL SECURITY;
+DROP POLICY even_only ON edocs;
+REVOKE ALL ON edocs FROM ndd_engine_reader;
+DROP ROLE ndd_engine_reader;
+RESET ndd.discovery_path;

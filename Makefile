@@ -38,6 +38,7 @@ OBJS = \
 	src/features/discovery_scan.o \
 	src/features/discovery_group.o \
 	src/features/discovery_pairs.o \
+	src/features/discovery_parallel.o \
 	src/features/components.o \
 	src/features/clusters.o \
 	src/features/top_k.o \

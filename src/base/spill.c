@@ -5,8 +5,13 @@
  * A partition's file is made when its first record arrives, so partitions
  * that receive nothing cost nothing.  Records are written one at a time
  * through the BufFile's own block buffer and read back in large chunks.
+ * A shared spill's reader opens a partition's files (one per writer, any
+ * of them possibly missing) only when it reads that partition, so that a
+ * few buffers are open at a time, and deletes them once read.
  */
 #include "postgres.h"
+
+#include <fcntl.h>
 
 #include "miscadmin.h"
 #include "storage/buffile.h"
@@ -14,35 +19,76 @@
 
 #include "base/spill.h"
 
-/* records read per chunk when a partition is split again */
+/* records read per chunk */
 #define SPILL_CHUNK_RECORDS 4096
 
 struct Spill
 {
 	int			nparts;
+	int			nsources;		/* files per partition: writers read as one */
 	Size		width;
 	SpillPartitionOf partition_of;
 	int			level;
 	MemoryContext context;		/* where the files live, made with the spill */
-	BufFile   **files;			/* NULL until a record arrives */
+	SharedFileSet *fileset;		/* NULL: private temporary files */
+	char	  **names;			/* shared: each source's name */
+	BufFile   **files;			/* [part * nsources + source], NULL if none */
+	bool	   *opened;			/* shared reader: the part's files are open */
 	uint64	   *counts;
 	uint64		total;
 };
 
-Spill *
-SpillCreate(int nparts, Size width, SpillPartitionOf partition_of, int level)
+static Spill *
+NewSpill(int nparts, int nsources, Size width, SpillPartitionOf partition_of, int level)
 {
 	Spill	   *spill = palloc0(sizeof(Spill));
 
-	Assert(nparts >= 1 && width > 0);
+	Assert(nparts >= 1 && nsources >= 1 && width > 0);
 	spill->nparts = nparts;
+	spill->nsources = nsources;
 	spill->width = width;
 	spill->partition_of = partition_of;
 	spill->level = level;
 	spill->context = CurrentMemoryContext;
-	spill->files = palloc0(nparts * sizeof(BufFile *));
+	spill->files = palloc0((Size) nparts * nsources * sizeof(BufFile *));
 	spill->counts = palloc0(nparts * sizeof(uint64));
 	return spill;
+}
+
+Spill *
+SpillCreate(int nparts, Size width, SpillPartitionOf partition_of, int level)
+{
+	return NewSpill(nparts, 1, width, partition_of, level);
+}
+
+Spill *
+SpillCreateShared(SharedFileSet *fileset, const char *name, int nparts, Size width,
+				  SpillPartitionOf partition_of)
+{
+	Spill	   *spill = NewSpill(nparts, 1, width, partition_of, 0);
+
+	spill->fileset = fileset;
+	spill->names = palloc(sizeof(char *));
+	spill->names[0] = pstrdup(name);
+	return spill;
+}
+
+Spill *
+SpillOpenShared(SharedFileSet *fileset, char **names, int nnames, int nparts, Size width,
+				SpillPartitionOf partition_of)
+{
+	Spill	   *spill = NewSpill(nparts, nnames, width, partition_of, 0);
+
+	spill->fileset = fileset;
+	spill->names = names;
+	spill->opened = palloc0(nparts * sizeof(bool));
+	return spill;
+}
+
+static char *
+FileName(const Spill *spill, int source, int part)
+{
+	return psprintf("%s.%d", spill->names[source], part);
 }
 
 int
@@ -62,7 +108,9 @@ SpillAdd(Spill *spill, const void *record)
 		/* the caller may add from a context reset after each row */
 		MemoryContext caller = MemoryContextSwitchTo(spill->context);
 
-		spill->files[part] = BufFileCreateTemp(false);
+		spill->files[part] = spill->fileset ?
+			BufFileCreateFileSet(&spill->fileset->fs, FileName(spill, 0, part)) :
+			BufFileCreateTemp(false);
 		MemoryContextSwitchTo(caller);
 	}
 	/* PostgreSQL 15 declares the buffer without const */
@@ -71,9 +119,32 @@ SpillAdd(Spill *spill, const void *record)
 	spill->total++;
 }
 
-uint64
-SpillRecords(const Spill *spill, int part)
+/* A shared reader: open the part's files, and count their records. */
+static void
+OpenPart(Spill *spill, int part)
 {
+	MemoryContext caller;
+
+	if (spill->opened == NULL || spill->opened[part])
+		return;
+	caller = MemoryContextSwitchTo(spill->context);
+	for (int s = 0; s < spill->nsources; s++)
+	{
+		BufFile    *file = BufFileOpenFileSet(&spill->fileset->fs, FileName(spill, s, part),
+											  O_RDONLY, true);
+
+		spill->files[part * spill->nsources + s] = file;
+		if (file != NULL)
+			spill->counts[part] += (uint64) BufFileSize(file) / spill->width;
+	}
+	MemoryContextSwitchTo(caller);
+	spill->opened[part] = true;
+}
+
+uint64
+SpillRecords(Spill *spill, int part)
+{
+	OpenPart(spill, part);
 	return spill->counts[part];
 }
 
@@ -83,87 +154,145 @@ SpillTotal(const Spill *spill)
 	return spill->total;
 }
 
-/* Read n records of the partition's file into buf, or fail. */
-static void
-ReadExactly(Spill *spill, int part, char *buf, uint64 n)
+void
+SpillEndWriting(Spill *spill)
 {
-	size_t		want = (size_t) (n * spill->width);
-
-	if (BufFileRead(spill->files[part], buf, want) != want)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not read from a temporary file of ndd: %m")));
+	for (int i = 0; i < spill->nparts * spill->nsources; i++)
+	{
+		if (spill->files[i] != NULL)
+			BufFileClose(spill->files[i]);
+		spill->files[i] = NULL;
+	}
 }
 
-/* Start reading the partition from its first record. */
+/* Read n records of a file from its start into buf, or fail. */
 static void
-Rewind(Spill *spill, int part)
+ReadRecords(Spill *spill, BufFile *file, char *buf, uint64 n)
 {
-	if (BufFileSeek(spill->files[part], 0, 0, SEEK_SET) != 0)
+	if (BufFileSeek(file, 0, 0, SEEK_SET) != 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not seek in a temporary file of ndd: %m")));
+	for (uint64 done = 0; done < n; done += SPILL_CHUNK_RECORDS * 16)
+	{
+		size_t		want = (size_t) (Min(n - done, SPILL_CHUNK_RECORDS * 16) * spill->width);
+
+		/* in chunks, so that a cancel is seen while a large file is read */
+		CHECK_FOR_INTERRUPTS();
+		if (BufFileRead(file, buf + done * spill->width, want) != want)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not read from a temporary file of ndd: %m")));
+	}
 }
 
-static void
-ClosePartition(Spill *spill, int part)
+/* Records in one source file of a part. */
+static uint64
+FileRecords(Spill *spill, int part, int s)
 {
-	if (spill->files[part] != NULL)
-		BufFileClose(spill->files[part]);
-	spill->files[part] = NULL;
+	BufFile    *file = spill->files[part * spill->nsources + s];
+
+	if (file == NULL)
+		return 0;
+	if (spill->nsources == 1 && spill->opened == NULL)
+		return spill->counts[part];
+	return (uint64) BufFileSize(file) / spill->width;
+}
+
+/* Close (and for a shared reader, delete) the part's files. */
+static void
+DropPart(Spill *spill, int part)
+{
+	for (int s = 0; s < spill->nsources; s++)
+	{
+		BufFile   **file = &spill->files[part * spill->nsources + s];
+
+		if (*file == NULL)
+			continue;
+		BufFileClose(*file);
+		*file = NULL;
+		if (spill->opened)
+			BufFileDeleteFileSet(&spill->fileset->fs, FileName(spill, s, part), true);
+	}
 	spill->counts[part] = 0;
 }
 
 char *
 SpillTake(Spill *spill, int part, uint64 *nrecords)
 {
-	uint64		n = spill->counts[part];
+	uint64		n = SpillRecords(spill, part);
 	char	   *records = palloc_extended(Max(n, 1) * spill->width, MCXT_ALLOC_HUGE);
+	uint64		done = 0;
 
-	if (n > 0)
+	for (int s = 0; s < spill->nsources; s++)
 	{
-		Rewind(spill, part);
-		/* in chunks, so that a cancel is seen while a large file is read */
-		for (uint64 done = 0; done < n; done += SPILL_CHUNK_RECORDS * 16)
+		uint64		m = FileRecords(spill, part, s);
+
+		if (m > 0)
+			ReadRecords(spill, spill->files[part * spill->nsources + s],
+						records + done * spill->width, m);
+		done += m;
+	}
+	DropPart(spill, part);
+	*nrecords = done;
+	return records;
+}
+
+void
+SpillForEach(Spill *spill, int part, void (*visit) (void *arg, const void *record), void *arg)
+{
+	char	   *chunk = palloc(SPILL_CHUNK_RECORDS * spill->width);
+
+	(void) SpillRecords(spill, part);
+	for (int s = 0; s < spill->nsources; s++)
+	{
+		BufFile    *file = spill->files[part * spill->nsources + s];
+		uint64		n = FileRecords(spill, part, s);
+
+		if (n > 0 && BufFileSeek(file, 0, 0, SEEK_SET) != 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not seek in a temporary file of ndd: %m")));
+		for (uint64 done = 0; done < n; done += SPILL_CHUNK_RECORDS)
 		{
+			uint64		m = Min(n - done, SPILL_CHUNK_RECORDS);
+
 			CHECK_FOR_INTERRUPTS();
-			ReadExactly(spill, part, records + done * spill->width,
-						Min(n - done, SPILL_CHUNK_RECORDS * 16));
+			if (BufFileRead(file, chunk, m * spill->width) != m * spill->width)
+				ereport(ERROR,
+						(errcode_for_file_access(),
+						 errmsg("could not read from a temporary file of ndd: %m")));
+			for (uint64 i = 0; i < m; i++)
+				visit(arg, chunk + i * spill->width);
 		}
 	}
-	ClosePartition(spill, part);
-	*nrecords = n;
-	return records;
+	pfree(chunk);
+	DropPart(spill, part);
+}
+
+static void
+AddTo(void *arg, const void *record)
+{
+	SpillAdd((Spill *) arg, record);
 }
 
 Spill *
 SpillSplit(Spill *spill, int part, int nparts)
 {
 	Spill	   *split = SpillCreate(nparts, spill->width, spill->partition_of, spill->level + 1);
-	uint64		n = spill->counts[part];
-	char	   *chunk = palloc(SPILL_CHUNK_RECORDS * spill->width);
 
-	if (n > 0)
-		Rewind(spill, part);
-	for (uint64 done = 0; done < n; done += SPILL_CHUNK_RECORDS)
-	{
-		uint64		m = Min(n - done, SPILL_CHUNK_RECORDS);
-
-		CHECK_FOR_INTERRUPTS();
-		ReadExactly(spill, part, chunk, m);
-		for (uint64 i = 0; i < m; i++)
-			SpillAdd(split, chunk + i * spill->width);
-	}
-	pfree(chunk);
-	ClosePartition(spill, part);
+	SpillForEach(spill, part, AddTo, split);
 	return split;
 }
 
 void
 SpillEnd(Spill *spill)
 {
-	for (int part = 0; part < spill->nparts; part++)
-		ClosePartition(spill, part);
+	if (spill->opened == NULL)
+		SpillEndWriting(spill);
+	else
+		for (int part = 0; part < spill->nparts; part++)
+			DropPart(spill, part);
 	pfree(spill->files);
 	pfree(spill->counts);
 	pfree(spill);

@@ -7,26 +7,49 @@
  *
  * The files are PostgreSQL's BufFiles: their buffers are a block each,
  * they count against temp_file_limit, and they are deleted at the end of
- * the transaction whether it commits or fails.
+ * the transaction, or with a parallel operation's shared file set, whether
+ * it commits or fails.  A spill is private to its backend, or written by
+ * each participant of a parallel operation under its own name in a shared
+ * file set and read as one by any of them (each partition the union of
+ * every writer's file for it).
  */
 #ifndef NDD_SPILL_H
 #define NDD_SPILL_H
+
+#include "storage/sharedfileset.h"
 
 typedef struct Spill Spill;
 
 /* which partition, of nparts, a record goes to; level counts re-splits */
 typedef int (*SpillPartitionOf) (const void *record, int level, int nparts);
 
+/* a private spill, in this backend's temporary files */
 extern Spill *SpillCreate(int nparts, Size width, SpillPartitionOf partition_of, int level);
+
+/* one writer's part of a shared spill: files "<name>.<part>" in fileset */
+extern Spill *SpillCreateShared(SharedFileSet *fileset, const char *name, int nparts, Size width,
+								SpillPartitionOf partition_of);
+
+/* a shared spill to read: the files of every writer named in names */
+extern Spill *SpillOpenShared(SharedFileSet *fileset, char **names, int nnames, int nparts,
+							  Size width, SpillPartitionOf partition_of);
+
 extern int	SpillPartitions(const Spill *spill);
 extern void SpillAdd(Spill *spill, const void *record);
-extern uint64 SpillRecords(const Spill *spill, int part);
+extern uint64 SpillRecords(Spill *spill, int part);
 extern uint64 SpillTotal(const Spill *spill);
 
-/* Partition part's records, in one palloc'd array; its file is closed. */
+/* A writer is done: its files are closed, for others to read. */
+extern void SpillEndWriting(Spill *spill);
+
+/* Partition part's records, in one palloc'd array; its files are dropped. */
 extern char *SpillTake(Spill *spill, int part, uint64 *nrecords);
 
-/* Partition part's records split again into nparts; its file is closed. */
+/* Call visit on each of partition part's records in turn, a chunk at a time. */
+extern void SpillForEach(Spill *spill, int part, void (*visit) (void *arg, const void *record),
+						 void *arg);
+
+/* Partition part's records split again into nparts, privately; its files are dropped. */
 extern Spill *SpillSplit(Spill *spill, int part, int nparts);
 
 extern void SpillEnd(Spill *spill);

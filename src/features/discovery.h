@@ -23,6 +23,7 @@
 #ifndef NDD_DISCOVERY_H
 #define NDD_DISCOVERY_H
 
+#include "access/relscan.h"
 #include "access/tupdesc.h"
 #include "utils/guc.h"
 #include "utils/relcache.h"
@@ -32,6 +33,13 @@
 #include "base/spill.h"
 #include "keys/bucket_keys.h"
 #include "keys/key_filter.h"
+
+/* the engine's steps, in order; a parallel operation's barrier phases */
+#define DISCOVERY_STEP_FILTER	0
+#define DISCOVERY_STEP_KEYS		1
+#define DISCOVERY_STEP_GROUP	2
+#define DISCOVERY_STEP_SCORE	3
+#define DISCOVERY_STEPS			4
 
 /* ndd.discovery_path: which path near_duplicate_pairs takes */
 typedef enum DiscoveryPath
@@ -50,29 +58,38 @@ typedef struct DiscoveryRequest
 	Oid			relid;
 	const char *sketch_name;
 	const char *id_name;
-	BucketKeys	keys;
+	const char *relation_name;	/* as error messages name it */
+
+	/* the keys: minhash banding, or simhash distance */
+	bool		simhash;
+	int			num_perm;
+	int			bands;
+	int			rows;
+	int			required;
+	double		lower;
+	int			max_distance;
 	int			drop_frequent;	/* each row's most frequent keys left out */
 	int64		expected_keys;	/* the filter's size, as the SQL path sizes it */
 	int64		expected_rows;	/* the rows it was sized for, for progress */
 
 	/* minhash: every sketch must be made like the first */
 	bool		check_settings;
-	int			num_perm;
 	int			source;
 	int			shingle_size;
 	int32		seed;
-	/* raises the error of sketches made in different ways; others as made */
-	void		(*mixed) (void *arg, const char *others);
 
-	/* progress NOTICEs: message, through the caller */
+	/* progress NOTICEs: message, through the caller (the leader only) */
 	void		(*progress) (void *arg, const char *message);
 	void	   *arg;
 } DiscoveryRequest;
 
-/* the engine's state over one call */
+typedef struct DiscoveryShared DiscoveryShared;
+
+/* one participant's state over one call: the leader's, or a worker's */
 typedef struct Discovery
 {
 	const DiscoveryRequest *req;
+	BucketKeys	keys;
 	Relation	rel;
 	Snapshot	snapshot;
 	AttrNumber	sketch_att;
@@ -81,13 +98,20 @@ typedef struct Discovery
 	Size		budget;			/* work_mem, in bytes */
 	MemoryContext row_context;	/* reset after each row or pair */
 
+	/* parallel: the shared state, this participant's number (leader 0) */
+	DiscoveryShared *shared;
+	int			participant;
+	ParallelTableScanDesc scans[2]; /* steps 1 and 2 */
+	int			next_part;		/* serially: the next partition to take */
+
 	KeyFilterState *filter;
 	Size		entry_width;	/* a KeyEntry with its summary */
 	int			partitions;
 	Spill	   *entries;		/* of KeyEntry, by key */
 	Spill	   *edges;			/* of Edge, by first row */
+	Spill	   *results;		/* parallel: of PairResult, for the leader */
 
-	int64		rows;			/* rows with a sketch */
+	int64		rows;			/* this participant's rows with a sketch */
 	int64		kept_keys;		/* keys that may be shared */
 	int64		candidates;
 	int64		pairs;
@@ -125,11 +149,33 @@ UnpackRow(uint64 row, ItemPointer tid)
 	ItemPointerSet(tid, (BlockNumber) (row >> 16), (OffsetNumber) (row & 0xFFFF));
 }
 
+/* a pair that qualifies, as a parallel participant passes it to the leader */
+typedef struct PairResult
+{
+	int64		id_a;
+	int64		id_b;
+	double		similarity;
+	int32		distance;
+	bool		distance_null;
+} PairResult;
+
 /* discovery_engine.c */
 extern bool DiscoveryEngineReads(Oid relid, const char *sketch_name, const char *id_name,
 								 const char **why);
 extern uint64 DiscoveryEngineRun(const DiscoveryRequest *req, Tuplestorestate *out,
 								 TupleDesc out_desc);
+extern void DiscoveryOpen(Discovery *d, const DiscoveryRequest *req);
+extern void DiscoveryClose(Discovery *d);
+extern void DiscoveryStep(Discovery *d, int step);
+extern void DiscoveryRunSerial(Discovery *d);
+extern void DiscoveryReport(Discovery *d, int step, int64 kept_keys, int64 candidates, int64 pairs);
+extern void DiscoveryMixedSketches(const char *column, const char *relation, const char *detail);
+
+/* discovery_parallel.c */
+extern int	DiscoveryWorkers(Relation rel);
+extern void DiscoveryRunParallel(Discovery *d, int nworkers);
+extern bool DiscoveryClaim(Discovery *d, int step, int nparts, int *part);
+extern void DiscoveryEndStep(Discovery *d);
 
 /* discovery_scan.c: steps 1 and 2 */
 extern void DiscoveryFilterScan(Discovery *d);
@@ -143,5 +189,19 @@ extern void DiscoveryScorePairs(Discovery *d);
 
 /* partitions for records of width bytes, about total of them, in budget */
 extern int	DiscoveryPartitions(Size budget, double total, Size width);
+
+/* the partition of an entry (by key) and of a candidate (by first row) */
+extern int	DiscoveryEntryPartition(const void *record, int level, int nparts);
+extern int	DiscoveryEdgePartition(const void *record, int level, int nparts);
+
+/*
+ * A spill of kind ("e" entries, "g" candidates, "r" results) this
+ * participant writes, and the spill of that kind every participant wrote,
+ * to read (serially: written itself).
+ */
+extern Spill *DiscoveryWriteSpill(Discovery *d, const char *kind, int nparts, Size width,
+								  SpillPartitionOf partition_of);
+extern Spill *DiscoveryReadSpill(Discovery *d, const char *kind, Spill *written, int nparts,
+								 Size width, SpillPartitionOf partition_of);
 
 #endif							/* NDD_DISCOVERY_H */

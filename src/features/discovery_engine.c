@@ -20,6 +20,7 @@
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 
+#include "base/hash.h"
 #include "features/discovery.h"
 
 int			ndd_discovery_path = DISCOVERY_PATH_AUTO;
@@ -84,6 +85,26 @@ DiscoveryEngineReads(Oid relid, const char *sketch_name, const char *id_name, co
 	return *why == NULL;
 }
 
+/* An entry's partition: its key's hash, mixed anew at each level. */
+int
+DiscoveryEntryPartition(const void *record, int level, int nparts)
+{
+	const KeyEntry *entry = record;
+	uint64		h = NddHashMix(entry->key ^ (UINT64CONST(0x9E3779B97F4A7C15) * (uint64) level));
+
+	return (int) (((h >> 32) * (uint64) nparts) >> 32);
+}
+
+/* A candidate's partition: its first row's hash, mixed anew at each level. */
+int
+DiscoveryEdgePartition(const void *record, int level, int nparts)
+{
+	const Edge *edge = record;
+	uint64		h = NddHashMix(edge->lo ^ (UINT64CONST(0xC2B2AE3D27D4EB4F) * (uint64) (level + 1)));
+
+	return (int) (((h >> 32) * (uint64) nparts) >> 32);
+}
+
 int
 DiscoveryPartitions(Size budget, double total, Size width)
 {
@@ -92,19 +113,31 @@ DiscoveryPartitions(Size budget, double total, Size width)
 	return (int) Max(1.0, Min(want, (double) SpillMaxPartitions(budget)));
 }
 
-static void
-Progress(Discovery *d, const char *message)
+/*
+ * The error of sketches made in different ways, in the same words on both
+ * paths: one banding suits one kind of sketch.
+ */
+void
+DiscoveryMixedSketches(const char *column, const char *relation, const char *detail)
 {
-	if (d->req->progress)
-		d->req->progress(d->req->arg, message);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("column \"%s\" of relation \"%s\" holds minhash sketches made in different ways",
+					column, relation),
+			 errdetail_internal("%s", detail),
+			 errhint("Discovery compares sketches made one way: make them all with the same settings, or run it on a view that selects one kind.")));
 }
 
-/* Open the table and learn its columns, under one registered snapshot. */
-static void
-Begin(Discovery *d, const DiscoveryRequest *req, Tuplestorestate *out, TupleDesc out_desc)
+/* Open the table and learn its columns and keys, under one registered snapshot. */
+void
+DiscoveryOpen(Discovery *d, const DiscoveryRequest *req)
 {
 	memset(d, 0, sizeof(Discovery));
 	d->req = req;
+	if (req->simhash)
+		BucketKeysSimhash(&d->keys, req->max_distance);
+	else
+		BucketKeysMinhash(&d->keys, req->num_perm, req->bands, req->rows, req->required, req->lower);
 	d->rel = table_open(req->relid, AccessShareLock);
 	d->snapshot = RegisterSnapshot(GetActiveSnapshot());
 	d->sketch_att = get_attnum(req->relid, req->sketch_name);
@@ -113,44 +146,102 @@ Begin(Discovery *d, const DiscoveryRequest *req, Tuplestorestate *out, TupleDesc
 	d->budget = (Size) work_mem * 1024;
 	d->row_context = AllocSetContextCreate(CurrentMemoryContext, "ndd discovery row",
 										   ALLOCSET_DEFAULT_SIZES);
-	d->entry_width = offsetof(KeyEntry, summary) + req->keys.summary_words * sizeof(uint64);
-	d->out = out;
-	d->out_desc = out_desc;
+	d->entry_width = offsetof(KeyEntry, summary) + d->keys.summary_words * sizeof(uint64);
+	/* partitions for the keys the filter was sized for, at most */
+	d->partitions = DiscoveryPartitions(d->budget, (double) Max(req->expected_keys, 1),
+										d->entry_width);
 }
 
-static void
-End(Discovery *d)
+void
+DiscoveryClose(Discovery *d)
 {
 	UnregisterSnapshot(d->snapshot);
 	table_close(d->rel, AccessShareLock);
 	MemoryContextDelete(d->row_context);
 }
 
+/* The leader's NOTICE after a step, with the counts of every participant. */
+void
+DiscoveryReport(Discovery *d, int step, int64 kept_keys, int64 candidates, int64 pairs)
+{
+	const DiscoveryRequest *req = d->req;
+
+	if (req->progress == NULL)
+		return;
+	switch (step)
+	{
+		case DISCOVERY_STEP_FILTER:
+			req->progress(req->arg,
+						  psprintf("ndd: 1/4 keys counted, in a filter of %d kB for about " INT64_FORMAT " rows",
+								   (int) (KeyFilterBytes(d->filter) / 1024), req->expected_rows));
+			break;
+		case DISCOVERY_STEP_KEYS:
+			req->progress(req->arg, psprintf("ndd: 2/4 " INT64_FORMAT " keys may be shared", kept_keys));
+			break;
+		case DISCOVERY_STEP_SCORE:
+			req->progress(req->arg, psprintf("ndd: 3/4 " INT64_FORMAT " candidate pairs", candidates));
+			req->progress(req->arg, psprintf("ndd: 4/4 " INT64_FORMAT " pairs", pairs));
+			break;
+	}
+}
+
+/* One step of this participant's share of the work. */
+void
+DiscoveryStep(Discovery *d, int step)
+{
+	d->next_part = 0;
+	switch (step)
+	{
+		case DISCOVERY_STEP_FILTER:
+			/* 1. which keys occur more than once, and the sketches' settings */
+			DiscoveryFilterScan(d);
+			break;
+		case DISCOVERY_STEP_KEYS:
+			/* 2. the keys that may collide, with their rows, by key */
+			DiscoveryKeyScan(d);
+			break;
+		case DISCOVERY_STEP_GROUP:
+			/* 3. rows that share a kept key, and whose summaries pass */
+			DiscoveryGroupKeys(d);
+			break;
+		case DISCOVERY_STEP_SCORE:
+			/* 4. each candidate once, scored */
+			DiscoveryScorePairs(d);
+			break;
+	}
+}
+
+/* Every step in this backend alone. */
+void
+DiscoveryRunSerial(Discovery *d)
+{
+	d->filter = KeyFilterCreate(d->req->expected_keys);
+	for (int step = 0; step < DISCOVERY_STEPS; step++)
+	{
+		DiscoveryStep(d, step);
+		DiscoveryReport(d, step, d->kept_keys, d->candidates, d->pairs);
+		/* the filter's memory goes to the partitions of the steps after */
+		if (step == DISCOVERY_STEP_KEYS)
+			KeyFilterFree(d->filter);
+	}
+}
+
 uint64
 DiscoveryEngineRun(const DiscoveryRequest *req, Tuplestorestate *out, TupleDesc out_desc)
 {
 	Discovery	d;
+	int			nworkers;
+	uint64		pairs;
 
-	Begin(&d, req, out, out_desc);
-
-	/* 1. which keys occur more than once, and the sketches' settings */
-	DiscoveryFilterScan(&d);
-	Progress(&d, psprintf("ndd: 1/4 keys counted, in a filter of %d kB for about " INT64_FORMAT " rows",
-						  (int) (KeyFilterBytes(d.filter) / 1024), req->expected_rows));
-
-	/* 2. the keys that may collide, with their rows, by key */
-	DiscoveryKeyScan(&d);
-	KeyFilterFree(d.filter);
-	Progress(&d, psprintf("ndd: 2/4 " INT64_FORMAT " keys may be shared", d.kept_keys));
-
-	/* 3. rows that share a kept key, and whose summaries pass */
-	DiscoveryGroupKeys(&d);
-
-	/* 4. each candidate once, scored */
-	DiscoveryScorePairs(&d);
-	Progress(&d, psprintf("ndd: 3/4 " INT64_FORMAT " candidate pairs", d.candidates));
-	Progress(&d, psprintf("ndd: 4/4 " INT64_FORMAT " pairs", d.pairs));
-
-	End(&d);
-	return (uint64) d.pairs;
+	DiscoveryOpen(&d, req);
+	d.out = out;
+	d.out_desc = out_desc;
+	nworkers = DiscoveryWorkers(d.rel);
+	if (nworkers > 0)
+		DiscoveryRunParallel(&d, nworkers);
+	else
+		DiscoveryRunSerial(&d);
+	pairs = (uint64) d.pairs;
+	DiscoveryClose(&d);
+	return pairs;
 }

@@ -16,7 +16,6 @@
 
 #include "miscadmin.h"
 
-#include "base/hash.h"
 #include "features/discovery.h"
 
 /* splits of one partition, at most, before it is read as it is */
@@ -43,16 +42,6 @@ typedef struct KeyIndex
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
-/* A candidate's partition: its first row's hash, mixed anew at each level. */
-static int
-EdgePartition(const void *record, int level, int nparts)
-{
-	const Edge *edge = record;
-	uint64		h = NddHashMix(edge->lo ^ (UINT64CONST(0xC2B2AE3D27D4EB4F) * (uint64) (level + 1)));
-
-	return (int) (((h >> 32) * (uint64) nparts) >> 32);
-}
-
 #define ENTRY(records, width, i) ((const KeyEntry *) ((records) + (Size) (i) * (width)))
 
 /* Every two rows of one key's run [start, end) whose summaries pass. */
@@ -60,7 +49,7 @@ static void
 PairRun(Discovery *d, const char *records, const KeyIndex *order, uint32 start, uint32 end,
 		uint64 *tests)
 {
-	const BucketKeys *bk = &d->req->keys;
+	const BucketKeys *bk = &d->keys;
 
 	for (uint32 i = start; i < end; i++)
 	{
@@ -138,12 +127,22 @@ GroupPartition(Discovery *d, Spill *spill, int part, int level)
 	GroupInMemory(d, spill, part);
 }
 
+/* Step 3: the partitions of entries this participant claims, into its edges */
 void
 DiscoveryGroupKeys(Discovery *d)
 {
-	d->edges = SpillCreate(d->partitions, sizeof(Edge), EdgePartition, 0);
-	for (int part = 0; part < SpillPartitions(d->entries); part++)
-		GroupPartition(d, d->entries, part, 0);
-	SpillEnd(d->entries);
+	Spill	   *entries = DiscoveryReadSpill(d, "e", d->entries, d->partitions, d->entry_width,
+											 DiscoveryEntryPartition);
+	int			part;
+
+	d->edges = DiscoveryWriteSpill(d, "g", d->partitions, sizeof(Edge), DiscoveryEdgePartition);
+	while (DiscoveryClaim(d, DISCOVERY_STEP_GROUP, d->partitions, &part))
+		GroupPartition(d, entries, part, 0);
+	SpillEnd(entries);
 	d->entries = NULL;
+	if (d->shared)
+	{
+		SpillEnd(d->edges);
+		d->edges = NULL;
+	}
 }

@@ -81,7 +81,7 @@ Fetch(Discovery *d, uint64 row, FetchedRow *r)
 static void
 ScorePair(Discovery *d, const FetchedRow *a, const FetchedRow *b)
 {
-	const BucketKeys *bk = &d->req->keys;
+	const BucketKeys *bk = &d->keys;
 	Datum		values[4];
 	bool		nulls[4] = {false, false, false, false};
 	double		similarity;
@@ -94,12 +94,22 @@ ScorePair(Discovery *d, const FetchedRow *a, const FetchedRow *b)
 	if (bk->score(bk, a->id < b->id ? a->sketch : b->sketch, a->id < b->id ? b->sketch : a->sketch,
 				  &similarity, &distance, &nulls[3]))
 	{
-		values[0] = Int64GetDatum(Min(a->id, b->id));
-		values[1] = Int64GetDatum(Max(a->id, b->id));
-		values[2] = Float8GetDatum(similarity);
-		values[3] = Int32GetDatum(distance);
 		MemoryContextSwitchTo(caller);
-		tuplestore_putvalues(d->out, d->out_desc, values, nulls);
+		if (d->results)
+		{
+			/* a parallel participant's pairs go to the leader */
+			PairResult	r = {Min(a->id, b->id), Max(a->id, b->id), similarity, distance, nulls[3]};
+
+			SpillAdd(d->results, &r);
+		}
+		else
+		{
+			values[0] = Int64GetDatum(Min(a->id, b->id));
+			values[1] = Int64GetDatum(Max(a->id, b->id));
+			values[2] = Float8GetDatum(similarity);
+			values[3] = Int32GetDatum(distance);
+			tuplestore_putvalues(d->out, d->out_desc, values, nulls);
+		}
 		d->pairs++;
 	}
 	MemoryContextSwitchTo(caller);
@@ -155,18 +165,29 @@ ScorePartition(Discovery *d, Spill *spill, int part, int level, FetchedRow *a, F
 	ScoreInMemory(d, spill, part, a, b);
 }
 
+/* Step 4: the partitions of candidates this participant claims, scored */
 void
 DiscoveryScorePairs(Discovery *d)
 {
+	Spill	   *edges = DiscoveryReadSpill(d, "g", d->edges, d->partitions, sizeof(Edge),
+										   DiscoveryEdgePartition);
 	FetchedRow	a = {0};
 	FetchedRow	b = {0};
+	int			part;
 
 	a.slot = table_slot_create(d->rel, NULL);
 	b.slot = table_slot_create(d->rel, NULL);
-	for (int part = 0; part < SpillPartitions(d->edges); part++)
-		ScorePartition(d, d->edges, part, 0, &a, &b);
-	SpillEnd(d->edges);
+	if (d->shared)
+		d->results = DiscoveryWriteSpill(d, "r", 1, sizeof(PairResult), NULL);
+	while (DiscoveryClaim(d, DISCOVERY_STEP_SCORE, d->partitions, &part))
+		ScorePartition(d, edges, part, 0, &a, &b);
+	SpillEnd(edges);
 	d->edges = NULL;
+	if (d->results)
+	{
+		SpillEnd(d->results);
+		d->results = NULL;
+	}
 	ExecDropSingleTupleTableSlot(a.slot);
 	ExecDropSingleTupleTableSlot(b.slot);
 }

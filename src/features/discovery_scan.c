@@ -18,7 +18,6 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "base/hash.h"
 #include "features/discovery.h"
 #include "sketch/minhash.h"
 
@@ -31,15 +30,23 @@ CheckSettings(Discovery *d, Datum sketch)
 
 	if (mh->num_perm != req->num_perm || mh->source != req->source ||
 		mh->shingle_size != req->shingle_size || mh->seed != req->seed)
-		req->mixed(req->arg, MinHashSettingsString(mh->num_perm, mh->source,
-												   mh->shingle_size, mh->seed));
+		DiscoveryMixedSketches(req->sketch_name, req->relation_name,
+							   psprintf("Some were made with %s, others with %s.",
+										MinHashSettingsString(req->num_perm, req->source,
+															  req->shingle_size, req->seed),
+										MinHashSettingsString(mh->num_perm, mh->source,
+															  mh->shingle_size, mh->seed)));
 }
 
-/* Call visit for each row of the table with a sketch, in heap order. */
+/*
+ * Call visit for each row of the table with a sketch, in heap order: every
+ * row, or this participant's share of a parallel scan (scan: which).
+ */
 static void
-ForEachSketch(Discovery *d, void (*visit) (Discovery *d, TupleTableSlot *slot, Datum sketch))
+ForEachSketch(Discovery *d, int which, void (*visit) (Discovery *d, TupleTableSlot *slot, Datum sketch))
 {
-	TableScanDesc scan = table_beginscan(d->rel, d->snapshot, 0, NULL);
+	TableScanDesc scan = d->shared ? table_beginscan_parallel(d->rel, d->scans[which]) :
+		table_beginscan(d->rel, d->snapshot, 0, NULL);
 	TupleTableSlot *slot = table_slot_create(d->rel, NULL);
 	MemoryContext caller = CurrentMemoryContext;
 
@@ -64,38 +71,31 @@ ForEachSketch(Discovery *d, void (*visit) (Discovery *d, TupleTableSlot *slot, D
 static void
 FilterRow(Discovery *d, TupleTableSlot *slot, Datum sketch)
 {
-	uint64	   *keys = palloc(Max(d->req->keys.max_keys, 1) * sizeof(uint64));
-	uint64	   *summary = palloc(d->req->keys.summary_words * sizeof(uint64));
+	uint64	   *keys = palloc(Max(d->keys.max_keys, 1) * sizeof(uint64));
+	uint64	   *summary = palloc(d->keys.summary_words * sizeof(uint64));
 	int			n;
 
 	if (d->req->check_settings)
 		CheckSettings(d, sketch);
-	n = d->req->keys.keys(&d->req->keys, sketch, keys, summary);
-	KeyFilterAddKeys(d->filter, keys, n);
+	n = d->keys.keys(&d->keys, sketch, keys, summary);
+	if (d->shared)
+		KeyFilterAddKeysShared(d->filter, keys, n);
+	else
+		KeyFilterAddKeys(d->filter, keys, n);
 	d->rows++;
 }
 
+/* Step 1: the filter (made by the caller: private, or shared) */
 void
 DiscoveryFilterScan(Discovery *d)
 {
-	d->filter = KeyFilterCreate(d->req->expected_keys);
-	ForEachSketch(d, FilterRow);
-}
-
-/* A spilled entry's partition: its key's hash, mixed anew at each level. */
-static int
-EntryPartition(const void *record, int level, int nparts)
-{
-	const KeyEntry *entry = record;
-	uint64		h = NddHashMix(entry->key ^ (UINT64CONST(0x9E3779B97F4A7C15) * (uint64) level));
-
-	return (int) (((h >> 32) * (uint64) nparts) >> 32);
+	ForEachSketch(d, 0, FilterRow);
 }
 
 static void
 KeyRow(Discovery *d, TupleTableSlot *slot, Datum sketch)
 {
-	const BucketKeys *bk = &d->req->keys;
+	const BucketKeys *bk = &d->keys;
 	uint64	   *keys = palloc(Max(bk->max_keys, 1) * sizeof(uint64));
 	uint64	   *kept = palloc(Max(bk->max_keys, 1) * sizeof(uint64));
 	KeyEntry   *entry = palloc(d->entry_width);
@@ -116,12 +116,16 @@ KeyRow(Discovery *d, TupleTableSlot *slot, Datum sketch)
 	}
 }
 
+/* Step 2: this participant's keys into its spill of entries */
 void
 DiscoveryKeyScan(Discovery *d)
 {
-	double		most = (double) d->rows * d->req->keys.max_keys;
-
-	d->partitions = DiscoveryPartitions(d->budget, most, d->entry_width);
-	d->entries = SpillCreate(d->partitions, d->entry_width, EntryPartition, 0);
-	ForEachSketch(d, KeyRow);
+	d->entries = DiscoveryWriteSpill(d, "e", d->partitions, d->entry_width, DiscoveryEntryPartition);
+	ForEachSketch(d, 1, KeyRow);
+	if (d->shared)
+	{
+		/* the files stay, for whoever groups their partitions */
+		SpillEnd(d->entries);
+		d->entries = NULL;
+	}
 }

@@ -55,9 +55,6 @@
 #include "sqlgen/sketch_sql.h"
 #include "sqlgen/spi_run.h"
 
-#define PAIRS_MIXED_HINT \
-	"Discovery compares sketches made one way: make them all with the same settings, or run it on a view that selects one kind."
-
 /* step 0: the leaf partitions of $1, each with whether it is a foreign table */
 #define PAIRS_LEAVES_SQL \
 	"SELECT p.relid::pg_catalog.regclass::pg_catalog.text,\n" \
@@ -495,12 +492,7 @@ PlanSimhash(Pairs *p)
 static void
 MixedSketches(Pairs *p, const char *detail)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("column \"%s\" of relation \"%s\" holds minhash sketches made in different ways",
-					p->sketch_name, p->rel_name),
-			 errdetail_internal("%s", detail),
-			 errhint(PAIRS_MIXED_HINT)));
+	DiscoveryMixedSketches(p->sketch_name, p->rel_name, detail);
 }
 
 /*
@@ -848,15 +840,6 @@ EngineProgress(void *arg, const char *message)
 	ereport(NOTICE, (errmsg_internal("%s", message), errdetail("%s", ElapsedText((Pairs *) arg))));
 }
 
-static void
-EngineMixed(void *arg, const char *others)
-{
-	Pairs	   *p = (Pairs *) arg;
-
-	MixedSketches(p, psprintf("Some were made with num_perm=%d, unit=%s, shingle_size=%d, seed=%d, others with %s.",
-							  p->num_perm, p->unit, p->shingle_size, p->seed, others));
-}
-
 /*
  * Step 0: whether the discovery engine answers (discovery.h): by
  * ndd.discovery_path, where it can read the table as the SQL path does.
@@ -894,12 +877,15 @@ RunEngine(Pairs *p, Tuplestorestate *out, TupleDesc out_desc)
 	req.relid = p->relid;
 	req.sketch_name = p->sketch_name;
 	req.id_name = p->id_name;
-	if (p->simhash)
-		BucketKeysSimhash(&req.keys, p->max_distance);
-	else
+	req.relation_name = p->rel_name;
+	req.simhash = p->simhash;
+	req.max_distance = p->max_distance;
+	if (!p->simhash)
 	{
-		BucketKeysMinhash(&req.keys, p->num_perm, p->rule.bands, p->rule.rows,
-						  p->rule.required, p->rule.lower);
+		req.bands = p->rule.bands;
+		req.rows = p->rule.rows;
+		req.required = p->rule.required;
+		req.lower = p->rule.lower;
 		req.check_settings = true;
 		req.num_perm = p->num_perm;
 		req.source = MinHashSourceFromName(p->unit, strlen(p->unit));
@@ -910,7 +896,6 @@ RunEngine(Pairs *p, Tuplestorestate *out, TupleDesc out_desc)
 	req.expected_keys = ExpectedKeys(p, &req.expected_rows, &n_null, &keys_null);
 	if (keys_null)
 		req.expected_keys = 0;
-	req.mixed = EngineMixed;
 	req.progress = p->progress ? EngineProgress : NULL;
 	req.arg = p;
 	(void) DiscoveryEngineRun(&req, out, out_desc);

@@ -26,4 +26,13 @@ extern int	KeyFilterColliding(const KeyFilterState *filter, const uint64 *keys, 
 							   int drop, uint64 *kept);
 extern void KeyFilterFree(KeyFilterState *filter);
 
+/*
+ * The same filter in shared memory for a parallel pass: the bytes it
+ * takes, and a state over them (zeroed by the one that initializes) that
+ * KeyFilterAddKeysShared fills atomically, never freed.
+ */
+extern Size KeyFilterSharedSize(int64 expected_keys);
+extern KeyFilterState *KeyFilterInShared(void *place, int64 expected_keys, bool initialize);
+extern void KeyFilterAddKeysShared(KeyFilterState *filter, const uint64 *keys, int n);
+
 #endif							/* NDD_KEY_FILTER_H */

@@ -79,6 +79,67 @@ SELECT c.* FROM pg_temp.compare('sh', NULL, 3) c;
 COMMIT;
 RESET work_mem;
 
+-- parallel workers: the same pairs as one process, at any work_mem
+-- (workers_of: the answer of a run with at most n workers)
+CREATE FUNCTION pg_temp.workers_of(n int, col name, t float8, k int DEFAULT NULL)
+RETURNS TABLE (id_a bigint, id_b bigint, similarity float8, distance int)
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('max_parallel_workers_per_gather', n::text, true);
+  PERFORM set_config('min_parallel_table_scan_size', '0', true);
+  RETURN QUERY SELECT * FROM pg_temp.pairs_by('engine', col, t, k);
+END $$;
+CREATE FUNCTION pg_temp.compare_workers(col name, t float8, k int DEFAULT NULL)
+RETURNS TABLE (pairs bigint, only_serial bigint, only_parallel bigint)
+LANGUAGE sql AS $$
+  WITH s AS (SELECT * FROM pg_temp.workers_of(0, col, t, k)),
+       p AS (SELECT * FROM pg_temp.workers_of(2, col, t, k))
+  SELECT (SELECT count(*) FROM p),
+         (SELECT count(*) FROM (SELECT * FROM s EXCEPT ALL SELECT * FROM p) x),
+         (SELECT count(*) FROM (SELECT * FROM p EXCEPT ALL SELECT * FROM s) x)
+$$;
+BEGIN;
+SELECT t, c.* FROM unnest(ARRAY[0.5, 0.8]) t, pg_temp.compare_workers('m128', t) c;
+SELECT c.* FROM pg_temp.compare_workers('sh', NULL, 3) c;
+SET LOCAL work_mem = '64kB';
+SELECT c.* FROM pg_temp.compare_workers('m128', 0.8) c;
+COMMIT;
+-- a worker's error reaches the caller as the leader's would
+BEGIN;
+SET LOCAL max_parallel_workers_per_gather = 2;
+SET LOCAL min_parallel_table_scan_size = 0;
+UPDATE edocs SET m128 = minhash_sketch(body, seed => 7) WHERE id = 1001;
+SELECT count(*) FROM pg_temp.pairs_by('engine', 'm128', 0.8);
+ROLLBACK;
+-- in a serializable transaction, and with the rows it wrote itself
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SET LOCAL max_parallel_workers_per_gather = 2;
+SET LOCAL min_parallel_table_scan_size = 0;
+INSERT INTO edocs (id, body, m128) SELECT 8000 + id, body, m128 FROM edocs WHERE id BETWEEN 4 AND 40;
+SELECT c.* FROM pg_temp.compare_workers('m128', 0.8) c;
+SET LOCAL max_parallel_workers_per_gather = 2;
+SET LOCAL min_parallel_table_scan_size = 0;
+SELECT c.* FROM pg_temp.compare('m128', 0.8) c;
+ROLLBACK;
+
+-- clusters, and live clusters' first build inside its INSERT, with workers
+CREATE TABLE eclu (id int PRIMARY KEY, m128 minhash);
+INSERT INTO eclu SELECT id, m128 FROM edocs WHERE id IS NOT NULL AND m128 IS NOT NULL;
+CREATE INDEX ON eclu USING gin (m128 minhash_ops (threshold = 0.8));
+BEGIN;
+SET LOCAL max_parallel_workers_per_gather = 2;
+SET LOCAL min_parallel_table_scan_size = 0;
+CREATE TABLE eclu_parallel AS SELECT * FROM near_duplicate_clusters('eclu', 'm128', 'id', 0.8);
+SELECT ndd_maintain_clusters('eclu', 'm128', 'id', threshold => 0.8);
+COMMIT;
+SET ndd.discovery_path = sql;
+SELECT (SELECT count(*) FROM eclu_parallel) AS clustered,
+       (SELECT count(*) FROM (SELECT id, cluster_id FROM eclu_parallel
+                              EXCEPT SELECT id, cluster_id FROM near_duplicate_clusters('eclu', 'm128', 'id', 0.8)) x) AS differences,
+       (SELECT count(*) FROM (SELECT id, cluster_id FROM eclu_clusters
+                              EXCEPT SELECT id, cluster_id FROM eclu_parallel) x) AS live_differences;
+RESET ndd.discovery_path;
+
 -- rows updated (dead versions behind them) and rows this transaction
 -- inserted are read as the SQL path reads them
 BEGIN;

@@ -44,28 +44,66 @@ typedef struct KeyIndex
 
 #define ENTRY(records, width, i) ((const KeyEntry *) ((records) + (Size) (i) * (width)))
 
-/* Every two rows of one key's run [start, end) whose summaries pass. */
+/*
+ * A run's rows and summaries side by side: the run's entries lie anywhere
+ * in the partition, and every row is tested against every other, so each
+ * entry is read from memory once, not once per test.
+ */
+typedef struct Run
+{
+	uint32		n;
+	uint32		room;
+	uint64	   *rows;
+	uint64	   *summaries;
+} Run;
+
 static void
-PairRun(Discovery *d, const char *records, const KeyIndex *order, uint32 start, uint32 end,
-		uint64 *tests)
+GatherRun(Discovery *d, Run *run, const char *records, const KeyIndex *order, uint32 start,
+		  uint32 end)
+{
+	int			words = d->keys.summary_words;
+
+	if (end - start > run->room)
+	{
+		run->room = Max(end - start, 2 * run->room);
+		if (run->rows)
+		{
+			pfree(run->rows);
+			pfree(run->summaries);
+		}
+		run->rows = palloc_extended(run->room * sizeof(uint64), MCXT_ALLOC_HUGE);
+		run->summaries = palloc_extended((Size) run->room * words * sizeof(uint64), MCXT_ALLOC_HUGE);
+	}
+	run->n = end - start;
+	for (uint32 i = 0; i < run->n; i++)
+	{
+		const KeyEntry *entry = ENTRY(records, d->entry_width, order[start + i].index);
+
+		run->rows[i] = entry->row;
+		memcpy(&run->summaries[(Size) i * words], entry->summary, words * sizeof(uint64));
+	}
+}
+
+/* Every two rows of a run whose summaries pass, as candidates. */
+static void
+PairRun(Discovery *d, const Run *run, uint64 *tests)
 {
 	const BucketKeys *bk = &d->keys;
+	int			words = bk->summary_words;
 
-	for (uint32 i = start; i < end; i++)
+	for (uint32 i = 0; i < run->n; i++)
 	{
-		const KeyEntry *x = ENTRY(records, d->entry_width, order[i].index);
-
-		for (uint32 j = i + 1; j < end; j++)
+		for (uint32 j = i + 1; j < run->n; j++)
 		{
-			const KeyEntry *y = ENTRY(records, d->entry_width, order[j].index);
 			Edge		edge;
 
 			if ((++*tests % GROUP_TESTS_PER_CHECK) == 0)
 				CHECK_FOR_INTERRUPTS();
-			if (x->row == y->row || !bk->close_enough(bk, x->summary, y->summary))
+			if (run->rows[i] == run->rows[j] ||
+				!bk->close_enough(bk, &run->summaries[(Size) i * words], &run->summaries[(Size) j * words]))
 				continue;
-			edge.lo = Min(x->row, y->row);
-			edge.hi = Max(x->row, y->row);
+			edge.lo = Min(run->rows[i], run->rows[j]);
+			edge.hi = Max(run->rows[i], run->rows[j]);
 			SpillAdd(d->edges, &edge);
 		}
 	}
@@ -80,6 +118,7 @@ GroupInMemory(Discovery *d, Spill *spill, int part)
 	KeyIndex   *order = palloc_extended(Max(n, 1) * sizeof(KeyIndex), MCXT_ALLOC_HUGE);
 	uint64		tests = 0;
 	uint32		start = 0;
+	Run			run = {0};
 
 	if (n > PG_UINT32_MAX)
 		elog(ERROR, "ndd: a partition of discovery holds too many keys");
@@ -94,8 +133,16 @@ GroupInMemory(Discovery *d, Spill *spill, int part)
 		if (i < n && order[i].key == order[start].key)
 			continue;
 		if (i - start > 1)
-			PairRun(d, records, order, start, i, &tests);
+		{
+			GatherRun(d, &run, records, order, start, i);
+			PairRun(d, &run, &tests);
+		}
 		start = i;
+	}
+	if (run.rows)
+	{
+		pfree(run.rows);
+		pfree(run.summaries);
 	}
 	pfree(order);
 	pfree(records);

@@ -82,6 +82,12 @@ sub uncancelled
 for my $path (
 	[ 'docs', 'minhash discovery',
 	  q{SELECT count(*) FROM near_duplicate_pairs('docs', 'mh', 'id', 0.5)} ],
+	[ 'docs', 'minhash discovery on parallel workers',
+	  q{SET max_parallel_workers_per_gather = 2; SET min_parallel_table_scan_size = 0; SELECT count(*) FROM near_duplicate_pairs('docs', 'mh', 'id', 0.5)},
+	  'RESET max_parallel_workers_per_gather; RESET min_parallel_table_scan_size' ],
+	[ 'docs', 'minhash discovery on the SQL path',
+	  q{SET ndd.discovery_path = sql; SELECT count(*) FROM near_duplicate_pairs('docs', 'mh', 'id', 0.5)},
+	  'RESET ndd.discovery_path' ],
 	[ 'docs', 'minhash discovery with verification',
 	  q{SELECT count(*) FROM near_duplicate_pairs('docs', 'mh', 'id', 0.5, verify_column => 'body')} ],
 	[ 'docs', 'clusters',
@@ -114,6 +120,9 @@ for my $path (
 	note sprintf('%s takes %.2f s on %d rows uncancelled', $what, $secs, $rows{$table});
 
 	cancelled_within($s, $query, $timeout, 1.0, $what, $secs);
+	# (a statement's SETs went with it) the discovery engine's files, shared or not, go with the statement
+	is($node->safe_psql('postgres', 'SELECT count(*) FROM pg_ls_tmpdir()'), '0',
+		"$what leaves no temporary file behind");
 }
 
 # A containment search with a passage of a million shingles or more, with

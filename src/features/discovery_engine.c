@@ -67,6 +67,8 @@ DiscoveryEngineReads(Oid relid, const char *sketch_name, const char *id_name, co
 	*why = NULL;
 	if (relkind != RELKIND_RELATION && relkind != RELKIND_MATVIEW)
 		*why = "It reads tables and materialized views only";
+	else if (relkind == RELKIND_MATVIEW && !RelationIsPopulated(rel))
+		*why = "The materialized view has not been populated";
 	else if (rel->rd_rel->relam != HEAP_TABLE_AM_OID)
 		*why = "It reads heap tables only";
 	else if (RELATION_IS_OTHER_TEMP(rel))

@@ -21,9 +21,11 @@
 # Each call reports its seconds (clock_timestamp() around the statement in
 # the server), its answer (pairs; rows and clusters) with a checksum of it,
 # the temporary files it wrote (pg_stat_database.temp_bytes, temp_files),
-# and the peaks of bench/discovery_engine_sample.py: temporary files plus
-# temporary tables on disk at once, the backend's RssAnon, RssShmem and
-# their sum, and the parallel workers' RssAnon.  The statement that is
+# and what bench/discovery_engine_sample.py saw: the CPU seconds of the
+# backend and its parallel workers (which the load of a shared machine
+# does not inflate as it does the wall clock), and the peaks of temporary
+# files plus temporary tables on disk at once, of the backend's RssAnon,
+# RssShmem and their sum, and of the parallel workers' RssAnon.  The statement that is
 # timed also computes the count and the checksum (a sum of 64-bit hashes
 # of (id_a, id_b, similarity), or (id, cluster_id): it needs no sort, so it
 # costs the same small time on every path, and equal answers give equal
@@ -161,7 +163,7 @@ ndd_as_owner "$PGBIN/pg_ctl" -D "$data" -l "$NDD_TMP/server.log" -w restart >/de
 	{ cat "$NDD_TMP/server.log" >&2; exit 1; }
 postmaster=$(head -n 1 "$data/postmaster.pid")
 
-printf 'corpus\tround\tstep\tpath\tworkers\tseconds\tn1\tn2\tchecksum\ttemp_written_mb\ttemp_files\tpeak_temp_mb\tbackend_anon_mb\tbackend_shmem_mb\tbackend_peak_mb\tworkers_anon_mb\tload\tstatus\n' >"$tsv"
+printf 'corpus\tround\tstep\tpath\tworkers\tseconds\tcpu_s\tn1\tn2\tchecksum\ttemp_written_mb\ttemp_files\tpeak_temp_mb\tbackend_anon_mb\tbackend_shmem_mb\tbackend_peak_mb\tworkers_anon_mb\tload\tstatus\n' >"$tsv"
 
 # run_call CORPUS ROUND STEP PATH WORKERS SETUP BODY AFTER: one psql session
 # that runs SETUP, then BODY timed, then AFTER, which \gsets n1, n2 and ck
@@ -208,12 +210,12 @@ EOF
 	fi
 	[ -n "$result" ] || result="- - - - - -"
 	read -r s n1 n2 ck tb tf <<<"$result"
-	read -r anon shmem sum wanon ptemp <<<"$peaks"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
-		"$corpus" "$round" "$step" "$path" "$workers" "$s" "$n1" "$n2" "$ck" \
+	read -r anon shmem sum wanon ptemp cpu <<<"$peaks"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+		"$corpus" "$round" "$step" "$path" "$workers" "$s" "$cpu" "$n1" "$n2" "$ck" \
 		"$(awk -v b="$tb" 'BEGIN { if (b == "-") print "-"; else printf "%.0f", b / 1048576 }')" "$tf" \
 		"$ptemp" "$anon" "$shmem" "$sum" "$wanon" "$load" "$status" >>"$tsv"
-	tail -n 1 "$tsv" | cut -f 3-9,12,15,18 | tr '\t' ' ' >&2
+	tail -n 1 "$tsv" | cut -f 3-10,13,16,19 | tr '\t' ' ' >&2
 	[ "$status" = ok ]
 }
 
@@ -291,7 +293,7 @@ SET ndd.discovery_path = '$p';"
 			elif [ "$p" = sql ]; then
 				setup="LOAD 'ndd';"
 			else
-				printf '%s\t%s\t%s\t%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t%s\n' "$corpus" "$r" "$step" "$p" "$w" \
+				printf '%s\t%s\t%s\t%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t%s\n' "$corpus" "$r" "$step" "$p" "$w" \
 					'n/a: no ndd.discovery_path in this build' >>"$tsv"
 				given_up[$c]=1
 				continue

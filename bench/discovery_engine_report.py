@@ -52,8 +52,8 @@ def print_setup(rows):
     for r in (load, sketch, vacuum):
         if r is None:
             continue
-        print("  %-7s %7s s  backend peak %s MB (anon %s, shmem %s), workers anon %s MB, peak temp %s MB, "
-              "load %s%s" % (r["step"], fmt(num(r["seconds"])), r["backend_peak_mb"], r["backend_anon_mb"],
+        print("  %-7s %7s s  cpu %s s, backend peak %s MB (anon %s, shmem %s), workers anon %s MB, peak temp %s MB, "
+              "load %s%s" % (r["step"], fmt(num(r["seconds"])), r["cpu_s"], r["backend_peak_mb"], r["backend_anon_mb"],
                              r["backend_shmem_mb"], r["workers_anon_mb"], r["peak_temp_mb"], r["load"],
                              "" if r["status"] == "ok" else "  " + r["status"]))
     size = num(sketch["n2"]) if sketch is not None and sketch["status"] == "ok" else None
@@ -63,8 +63,8 @@ def print_setup(rows):
 
 
 def print_calls(calls, table_mb):
-    print("  %-8s %-7s %2s %9s %17s %-21s %-14s %7s %6s %14s %14s %10s %5s" % (
-        "call", "path", "w", "median s", "runs (min-max)", "answer", "checksum", "temp MB", "files",
+    print("  %-8s %-7s %2s %9s %17s %6s %-21s %-14s %7s %6s %14s %14s %10s %5s" % (
+        "call", "path", "w", "median s", "runs (min-max)", "cpu s", "answer", "checksum", "temp MB", "files",
         "peak temp MB", "backend MB", "workers MB", "load"))
     for (step, path, workers), rows in calls.items():
         ok = [r for r in rows if r["status"] == "ok"]
@@ -76,9 +76,9 @@ def print_calls(calls, table_mb):
         answers = sorted({r["n1"] if step == "pairs" else "%s rows, %s cl" % (r["n1"], r["n2"]) for r in ok})
         sums = sorted({r["checksum"] for r in ok})
         ptemp = peak(ok, "peak_temp_mb")
-        print("  %-8s %-7s %2s %9s %17s %-21s %-14s %7s %6s %14s %14s %10s %5s%s" % (
+        print("  %-8s %-7s %2s %9s %17s %6s %-21s %-14s %7s %6s %14s %14s %10s %5s%s" % (
             step, path, workers, fmt(statistics.median(secs)),
-            "%d/%d (%.1f-%.1f)" % (len(ok), len(rows), min(secs), max(secs)),
+            "%d/%d (%.1f-%.1f)" % (len(ok), len(rows), min(secs), max(secs)), fmt(median(ok, "cpu_s")),
             " | ".join(answers), " | ".join(sums), fmt(median(ok, "temp_written_mb"), "%.0f"),
             fmt(median(ok, "temp_files"), "%.0f"),
             "%s (%sx)" % (fmt(ptemp, "%.0f"), fmt(ptemp / table_mb if ptemp is not None and table_mb else None,
@@ -96,6 +96,7 @@ def ratio(a, b):
 
 def print_ratios(calls, sketch, vacuum):
     med = {k: median(rows) for k, rows in calls.items()}
+    cpu = {k: median(rows, "cpu_s") for k, rows in calls.items()}
     paths = OrderedDict((k[1], None) for k in calls)
     lines = []
     for p in paths:
@@ -111,6 +112,12 @@ def print_ratios(calls, sketch, vacuum):
                                                                 med.get(("pairs", p, "2"))), "%.2f")))
     if lines:
         print("  ratios of medians: " + "; ".join(lines))
+    if ("pairs", "sql", "2") in cpu:
+        cpu_lines = ["pairs %s/sql (2 workers) %s" % (p, fmt(ratio(cpu.get(("pairs", p, "2")),
+                                                                   cpu[("pairs", "sql", "2")]), "%.2f"))
+                     for p in paths if p != "sql"]
+        if cpu_lines:
+            print("  ratios of median CPU seconds: " + "; ".join(cpu_lines))
     base = None
     if sketch is not None and vacuum is not None and sketch["status"] == vacuum["status"] == "ok":
         base = num(sketch["seconds"]) + num(vacuum["seconds"])
@@ -132,7 +139,8 @@ def main():
     corpora = OrderedDict()
     for r in rows:
         corpora.setdefault(r["corpus"], []).append(r)
-    print("backend MB: peak of RssAnon + RssShmem of the client backend (anon+shmem: the peak of each); "
+    print("cpu s: CPU time of the backend and its parallel workers, median; "
+          "backend MB: peak of RssAnon + RssShmem of the client backend (anon+shmem: the peak of each); "
           "workers MB: peak of the parallel workers' RssAnon summed; peak temp: temporary files and "
           "temporary tables on disk at once (x the sketch table); temp MB, files: written "
           "(pg_stat_database), median; load: 1-minute load average before the call, median")

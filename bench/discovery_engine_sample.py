@@ -5,7 +5,7 @@
 
 Samples the cluster until SIGTERM, then prints one line of peaks, in MB:
 
-    backend_anon backend_shmem backend_sum workers_anon temp_disk
+    backend_anon backend_shmem backend_sum workers_anon temp_disk cpu_seconds
 
 - backend: the client backend(s) of the cluster ("[local]" in their
   command line; the bench runs one session at a time).  RssAnon is the
@@ -15,6 +15,9 @@ Samples the cluster until SIGTERM, then prints one line of peaks, in MB:
   the sum of both, sampled together.
 - workers_anon: the sum of RssAnon over the parallel workers ("parallel
   worker for PID") at one time.
+- cpu_seconds: the CPU time (user + system) of the backend and of its
+  parallel workers, as last sampled before each ended: a figure that the
+  load of a shared machine does not inflate as it does the wall clock.
 - temp_disk: the bytes of temporary files (everything under a pgsql_tmp
   directory, the shared file sets of parallel queries included) plus the
   files of temporary tables (t<backend>_<relfilenode>*) in the database
@@ -55,6 +58,16 @@ def children(postmaster):
     return out
 
 
+def cpu_ticks(pid):
+    """utime + stime of a process in clock ticks, None once it is gone"""
+    try:
+        with open("/proc/%s/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def rss(pid):
     """(RssAnon, RssShmem) of a process in kB, (0, 0) once it is gone"""
     anon = shmem = 0
@@ -89,6 +102,7 @@ def main():
     stopped = []
     signal.signal(signal.SIGTERM, lambda *_: stopped.append(1))
     peak = {"anon": 0, "shmem": 0, "sum": 0, "workers": 0, "temp": 0}
+    cpu = {}
     cancelled = False
     i = 0
     kids = {}
@@ -112,6 +126,9 @@ def main():
         workers = 0
         for p, kind in kids.items():
             anon, shmem = rss(p)
+            ticks = cpu_ticks(p)
+            if ticks is not None:
+                cpu[p] = ticks
             if kind == "backend":
                 peak["anon"] = max(peak["anon"], anon)
                 peak["shmem"] = max(peak["shmem"], shmem)
@@ -123,8 +140,9 @@ def main():
             open(ready, "w").close()
         time.sleep(0.1)
         i += 1
-    print("%.0f %.0f %.0f %.0f %.0f" % (peak["anon"] / 1024, peak["shmem"] / 1024, peak["sum"] / 1024,
-                                        peak["workers"] / 1024, peak["temp"] / 1048576))
+    print("%.0f %.0f %.0f %.0f %.0f %.1f" % (peak["anon"] / 1024, peak["shmem"] / 1024, peak["sum"] / 1024,
+                                             peak["workers"] / 1024, peak["temp"] / 1048576,
+                                             sum(cpu.values()) / os.sysconf("SC_CLK_TCK")))
 
 
 if __name__ == "__main__":

@@ -54,8 +54,8 @@
 #                   count, the within-run cost ratios index/trigger and
 #                   index/clusters, and the auto_explain profile (ms per
 #                   insert: all, claim tokens, look up)
-#   others          every "median ms", "median s", "seconds", "build s",
-#                   p50 and p99 column of the report's tables
+#   others          every "median ms", "median s", "cpu ms", "seconds",
+#                   "build s", p50 and p99 column of the report's tables
 # The ratio is head/base for every figure: above 1 is slower for times and
 # for the cost ratios, faster for TPS (marked "higher is better").
 #
@@ -148,7 +148,7 @@ extract() { # bench log
 	# a figure once per report (discovery prints its first step in two tables)
 	function emit(label, v) { if (num(v) && !(label in done)) { done[label] = 1; printf "%s\t%s\n", label, v } }
 	# a figure column of any report: times and percentiles
-	function figcol(h) { return h ~ /^(median s|median ms|seconds|build s|p50|p99)$/ }
+	function figcol(h) { return h ~ /^(median s|median ms|cpu ms|seconds|build s|p50|p99)$/ }
 	{ sub(/\r$/, "") }
 	# the table ends at a blank line (or at anything that is not a row)
 	intable && ($0 ~ /^[ \t]*$/ || $0 ~ /^\(/ || NF < 2) { intable = 0 }

@@ -8,6 +8,7 @@ OBJS = \
 	src/base/sketch_column.o \
 	src/base/spill.o \
 	src/text/shingle.o \
+	src/text/shingle_set.o \
 	src/text/containment.o \
 	src/sketch/minhash.o \
 	src/sketch/minhash_agg.o \

@@ -290,7 +290,7 @@ gin_extract_value_containment(PG_FUNCTION_ARGS)
 	Datum	   *keys;
 
 	IndexShingling(fcinfo, &cfg, &opts);
-	set = ShingleSet(VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), &cfg, &n);
+	set = ShingleSetSorted(VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), &cfg, &n);
 	CHECK_FOR_INTERRUPTS();
 	keys = KeysOfSet(set, n, opts->key_bits, INT_MAX, 1, nkeys);
 	pfree(set);
@@ -378,7 +378,7 @@ gin_extract_query_containment(PG_FUNCTION_ARGS)
 	}
 
 	/* 1. the passage's keys: no shingle, no row (its containment is 0) */
-	set = ShingleSet(VARDATA_ANY(q.passage), VARSIZE_ANY_EXHDR(q.passage), &cfg, &n);
+	set = ShingleSetSorted(VARDATA_ANY(q.passage), VARSIZE_ANY_EXHDR(q.passage), &cfg, &n);
 	keys = KeysOfSet(set, n, opts->key_bits, CONTAINMENT_QUERY_KEYS_MAX, 0, nkeys);
 	pfree(set);
 	if (*nkeys == 0)

@@ -164,7 +164,7 @@ PassageCacheFill(FunctionCallInfo fcinfo, PassageCache *c, text *passage,
 	MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
 
 	c->cfg = *cfg;
-	c->set = ShingleSet(VARDATA_ANY(passage), VARSIZE_ANY_EXHDR(passage), cfg, &c->n);
+	c->set = ShingleSetSorted(VARDATA_ANY(passage), VARSIZE_ANY_EXHDR(passage), cfg, &c->n);
 	if (c->n >= PASSAGE_DIRECTORY_MIN)
 	{
 		size_t		nruns;
@@ -225,7 +225,7 @@ ContainmentOfSet(const PassageCache *c, text *doc)
 
 	if (c->n == 0)
 		return 0.0;
-	d = ShingleSet(VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), &c->cfg, &nd);
+	d = ShingleSetSorted(VARDATA_ANY(doc), VARSIZE_ANY_EXHDR(doc), &c->cfg, &nd);
 	containment = (double) CountShared(c, d, nd) / (double) c->n;
 	pfree(d);
 	return containment;

@@ -1,7 +1,9 @@
 /*
  * shingle.c
  *		Text to shingles, shared by every sketch, and the SQL functions that
- *		expose the shingles themselves: show_shingles() and the exact jaccard().
+ *		expose the shingles themselves: show_shingles(), ndd_fingerprint() and
+ *		the sorted shingle sets of discovery (ndd_shingle_set()).  The exact
+ *		jaccard() compares hash sets of the same hashes (shingle_set.c).
  *
  * A document goes through three steps.
  *
@@ -1399,8 +1401,8 @@ HashSetInit(HashSet *set, size_t len)
 }
 
 /*
- * How many hashes two sorted, distinct runs share: what jaccard() and
- * containment() both count.
+ * How many hashes two sorted, distinct runs share: what
+ * ndd_shingle_set_jaccard() and containment() both count.
  */
 size_t
 ShingleSetIntersection(const uint64 *a, size_t na, const uint64 *b, size_t nb)
@@ -1432,25 +1434,11 @@ ShingleSetIntersection(const uint64 *a, size_t na, const uint64 *b, size_t nb)
 static double
 SortedJaccard(const uint64 *a, size_t na, const uint64 *b, size_t nb)
 {
-	size_t		common;
-
-	if (na == 0 || nb == 0)
-		return 0.0;
-	common = ShingleSetIntersection(a, na, b, nb);
-	return (double) common / (double) (na + nb - common);
-}
-
-/* Jaccard resemblance of two hash sets. */
-static double
-HashSetJaccard(HashSet *a, HashSet *b)
-{
-	HashSetCompact(a);
-	HashSetCompact(b);
-	return SortedJaccard(a->items, a->count, b->items, b->count);
+	return ShingleJaccardOfCounts(ShingleSetIntersection(a, na, b, nb), na, nb);
 }
 
 /* A config from (shingle_size, unit, strip_html) arguments from first on. */
-static void
+void
 ShingleConfigFromArgs(FunctionCallInfo fcinfo, int first, ShingleConfig *cfg)
 {
 	int			size = PG_GETARG_INT32(first);
@@ -1492,10 +1480,11 @@ ndd_fingerprint(PG_FUNCTION_ARGS)
 
 /*
  * The distinct shingle hashes of a text, sorted as unsigned (palloc'd; *n
- * of them): the set jaccard() and containment() compare.
+ * of them): the set containment() compares (jaccard() compares the same
+ * hashes in hash sets: shingle_set.c).
  */
 uint64 *
-ShingleSet(const char *text, size_t len, const ShingleConfig *cfg, size_t *n)
+ShingleSetSorted(const char *text, size_t len, const ShingleConfig *cfg, size_t *n)
 {
 	HashSet		set;
 
@@ -1504,25 +1493,6 @@ ShingleSet(const char *text, size_t len, const ShingleConfig *cfg, size_t *n)
 	HashSetCompact(&set);
 	*n = set.count;
 	return set.items;
-}
-
-/* jaccard(a text, b text, shingle_size, unit, strip_html): exact resemblance */
-PG_FUNCTION_INFO_V1(jaccard_text);
-Datum
-jaccard_text(PG_FUNCTION_ARGS)
-{
-	text	   *a = PG_GETARG_TEXT_PP(0);
-	text	   *b = PG_GETARG_TEXT_PP(1);
-	ShingleConfig cfg;
-	HashSet		sa,
-				sb;
-
-	ShingleConfigFromArgs(fcinfo, 2, &cfg);
-	HashSetInit(&sa, VARSIZE_ANY_EXHDR(a));
-	HashSetInit(&sb, VARSIZE_ANY_EXHDR(b));
-	ShingleHashes(VARDATA_ANY(a), VARSIZE_ANY_EXHDR(a), &cfg, HashSetAddBatch, &sa);
-	ShingleHashes(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), &cfg, HashSetAddBatch, &sb);
-	PG_RETURN_FLOAT8(HashSetJaccard(&sa, &sb));
 }
 
 /*
@@ -1588,23 +1558,6 @@ ndd_shingle_set_jaccard(PG_FUNCTION_ARGS)
 	const uint64 *ib = ShingleSetItems(b, "b", &nb);
 
 	PG_RETURN_FLOAT8(SortedJaccard(ia, na, ib, nb));
-}
-
-/* jaccard(text[], text[]) and jaccard(bigint[], bigint[]): sets as given */
-PG_FUNCTION_INFO_V1(jaccard_array);
-Datum
-jaccard_array(PG_FUNCTION_ARGS)
-{
-	ArrayType  *a = PG_GETARG_ARRAYTYPE_P(0);
-	ArrayType  *b = PG_GETARG_ARRAYTYPE_P(1);
-	HashSet		sa,
-				sb;
-
-	HashSetInit(&sa, 0);
-	HashSetInit(&sb, 0);
-	ElementHashes(a, "a", 0, HashSetAddBatch, &sa);
-	ElementHashes(b, "b", 0, HashSetAddBatch, &sb);
-	PG_RETURN_FLOAT8(HashSetJaccard(&sa, &sb));
 }
 
 /*

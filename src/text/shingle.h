@@ -44,8 +44,10 @@ extern void ShingleConfigInit(ShingleConfig *cfg, const char *unit_name,
 extern int64 ShingleHashes(const char *text, size_t len,
 						   const ShingleConfig *cfg,
 						   ShingleHashSink sink, void *arg);
-extern uint64 *ShingleSet(const char *text, size_t len,
-						  const ShingleConfig *cfg, size_t *n);
+extern void ShingleConfigFromArgs(FunctionCallInfo fcinfo, int first,
+								  ShingleConfig *cfg);
+extern uint64 *ShingleSetSorted(const char *text, size_t len,
+								const ShingleConfig *cfg, size_t *n);
 extern size_t ShingleSetIntersection(const uint64 *a, size_t na,
 									 const uint64 *b, size_t nb);
 extern void ElementHashes(ArrayType *arr, const char *argname, uint64 seed,
@@ -53,5 +55,22 @@ extern void ElementHashes(ArrayType *arr, const char *argname, uint64 seed,
 extern int64 ShingleTexts(const char *text, size_t len,
 						  const ShingleConfig *cfg,
 						  ShingleTextSink sink, void *arg);
+
+/*
+ * The Jaccard resemblance of two sets of na and nb distinct shingles that
+ * share common: 0 when either is empty (a document without shingles
+ * resembles nothing).  Every exact Jaccard of ndd is this one expression,
+ * so that its ways of counting (sorted runs, hash sets) agree to the bit.
+ * For fixed na and nb it never decreases as common grows (the conversions
+ * are exact below 2^53 and division rounds monotonically), which is what
+ * lets a count stop early (ShingleSetJaccardReaches).
+ */
+static inline double
+ShingleJaccardOfCounts(size_t common, size_t na, size_t nb)
+{
+	if (na == 0 || nb == 0)
+		return 0.0;
+	return (double) common / (double) (na + nb - common);
+}
 
 #endif							/* NDD_SHINGLE_H */

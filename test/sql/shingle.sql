@@ -204,3 +204,44 @@ SELECT ndd_shingle_set_jaccard('{{1,2},{3,4}}', '{1}');
 -- sorted as unsigned: a negative bigint is a large hash
 SELECT ndd_shingle_set_jaccard('{1,-1}', '{-1}');
 DROP TABLE set_docs;
+
+-- jaccard() counts in hash sets (shingle_set.c), ndd_shingle_set_jaccard()
+-- merges sorted sets: the same value to the bit, for texts of words from md5
+-- in families of four that share most words, with empty texts, texts of
+-- separators only and texts shorter than a shingle, in both units
+CREATE TEMP TABLE md5_docs AS
+SELECT d, CASE WHEN d % 13 = 0 THEN ' ,.; -- '
+          ELSE (SELECT coalesce(string_agg(substr(md5((CASE WHEN (w + d) % 23 = 0 THEN d * 1000 + w
+                                                             ELSE d / 4 * 1000 + w % 90 END)::text), 1, 1 + w % 3), ' '), '')
+                FROM generate_series(1, CASE WHEN d % 9 = 0 THEN d % 4 ELSE 30 + d / 4 * 37 % 200 + d % 4 * 5 END) w) END AS body
+FROM generate_series(1, 90) d;
+SELECT count(*) FILTER (WHERE body = '') AS empty, count(*) FILTER (WHERE body !~ '[0-9a-f]') AS no_words,
+       count(*) FILTER (WHERE body <> '' AND array_length(regexp_split_to_array(body, ' '), 1) < 5) AS under_5_words
+FROM md5_docs;
+SELECT s.size, s.unit, s.html, count(*) AS pairs,
+       count(*) FILTER (WHERE jaccard(a.body, b.body, s.size, s.unit, s.html)
+                              = ndd_shingle_set_jaccard(ndd_shingle_set(a.body, s.size, s.unit, s.html),
+                                                        ndd_shingle_set(b.body, s.size, s.unit, s.html))) AS equal,
+       count(*) FILTER (WHERE jaccard(a.body, b.body, s.size, s.unit, s.html) = 0) AS zero,
+       count(*) FILTER (WHERE jaccard(a.body, b.body, s.size, s.unit, s.html) BETWEEN 0.3 AND 0.99) AS between_03_and_1
+FROM md5_docs a JOIN md5_docs b ON b.d IN (a.d, a.d + 1, a.d + 2, a.d + 3, a.d + 9),
+     (VALUES (5, 'word', false), (1, 'word', false), (3, 'word', true), (3, 'char', false), (5, 'char', false)) s(size, unit, html)
+GROUP BY s.size, s.unit, s.html ORDER BY s.unit, s.size;
+-- arrays: the Jaccard of their distinct elements, as SQL's set operations count it
+SELECT count(*) AS pairs,
+       count(*) FILTER (WHERE jaccard(regexp_split_to_array(a.body, ' '), regexp_split_to_array(b.body, ' '))
+           = (SELECT count(*) FROM (SELECT unnest(regexp_split_to_array(a.body, ' ')) INTERSECT SELECT unnest(regexp_split_to_array(b.body, ' '))) i)::float8
+           / (SELECT count(*) FROM (SELECT unnest(regexp_split_to_array(a.body, ' ')) UNION SELECT unnest(regexp_split_to_array(b.body, ' '))) u)) AS text_equal,
+       count(*) FILTER (WHERE jaccard(ARRAY(SELECT length(x)::bigint * 1000 + ascii(x) FROM unnest(regexp_split_to_array(a.body, ' ')) x),
+                                      ARRAY(SELECT length(x)::bigint * 1000 + ascii(x) FROM unnest(regexp_split_to_array(b.body, ' ')) x))
+           = (SELECT count(*) FROM (SELECT length(x)::bigint * 1000 + ascii(x) FROM unnest(regexp_split_to_array(a.body, ' ')) x
+                                    INTERSECT SELECT length(x)::bigint * 1000 + ascii(x) FROM unnest(regexp_split_to_array(b.body, ' ')) x) i)::float8
+           / (SELECT count(*) FROM (SELECT length(x)::bigint * 1000 + ascii(x) FROM unnest(regexp_split_to_array(a.body, ' ')) x
+                                    UNION SELECT length(x)::bigint * 1000 + ascii(x) FROM unnest(regexp_split_to_array(b.body, ' ')) x) u)) AS bigint_equal
+FROM md5_docs a JOIN md5_docs b ON b.d IN (a.d + 1, a.d + 4)
+WHERE a.body ~ '[0-9a-f]' AND b.body ~ '[0-9a-f]';
+-- a text is itself: 1 when it has a shingle; the empty set resembles nothing
+SELECT count(*) FILTER (WHERE jaccard(body, body) = 1) AS one, count(*) FILTER (WHERE jaccard(body, body) = 0) AS zero,
+       count(*) FILTER (WHERE jaccard(body, '') = 0 AND jaccard('', body, 3, 'char') = 0) AS against_empty
+FROM md5_docs;
+DROP TABLE md5_docs;

@@ -25,6 +25,7 @@
 
 #include "access/relscan.h"
 #include "access/tupdesc.h"
+#include "executor/tuptable.h"
 #include "utils/guc.h"
 #include "utils/relcache.h"
 #include "utils/snapshot.h"
@@ -72,6 +73,12 @@ typedef struct DiscoveryRequest
 	int64		expected_keys;	/* the filter's size, as the SQL path sizes it */
 	int64		expected_rows;	/* the rows it was sized for, for progress */
 
+	/* verification: the text column, shingled so, and the exact threshold */
+	const char *verify_name;	/* NULL: the estimate decides */
+	const char *verify_unit;
+	int			verify_shingle_size;
+	double		threshold;
+
 	/* minhash: every sketch must be made like the first */
 	bool		check_settings;
 	int			source;
@@ -84,6 +91,7 @@ typedef struct DiscoveryRequest
 } DiscoveryRequest;
 
 typedef struct DiscoveryShared DiscoveryShared;
+typedef struct DiscoveryTexts DiscoveryTexts;
 
 /* one participant's state over one call: the leader's, or a worker's */
 typedef struct Discovery
@@ -95,6 +103,7 @@ typedef struct Discovery
 	AttrNumber	sketch_att;
 	AttrNumber	id_att;
 	Oid			id_type;		/* int2, int4 or int8 */
+	AttrNumber	verify_att;		/* 0: no verification */
 	Size		budget;			/* work_mem, in bytes */
 	MemoryContext row_context;	/* reset after each row or pair */
 
@@ -161,7 +170,7 @@ typedef struct PairResult
 
 /* discovery_engine.c */
 extern bool DiscoveryEngineReads(Oid relid, const char *sketch_name, const char *id_name,
-								 const char **why);
+								 const char *verify_name, const char **why);
 extern uint64 DiscoveryEngineRun(const DiscoveryRequest *req, Tuplestorestate *out,
 								 TupleDesc out_desc);
 extern void DiscoveryOpen(Discovery *d, const DiscoveryRequest *req);
@@ -186,6 +195,14 @@ extern void DiscoveryGroupKeys(Discovery *d);
 
 /* discovery_pairs.c: step 4 */
 extern void DiscoveryScorePairs(Discovery *d);
+
+/* discovery_verify.c: step 4's exact check of the texts */
+struct ShingleSet;
+extern DiscoveryTexts *DiscoveryTextsCreate(Discovery *d);
+extern struct ShingleSet *DiscoveryTextSet(Discovery *d, DiscoveryTexts *texts, uint64 row,
+										   TupleTableSlot *slot);
+extern struct ShingleSet *DiscoveryFirstTextSet(Discovery *d, DiscoveryTexts *texts, uint64 row,
+												TupleTableSlot *slot, MemoryContext context);
 
 /* partitions for records of width bytes, about total of them, in budget */
 extern int	DiscoveryPartitions(Size budget, double total, Size width);

@@ -57,12 +57,14 @@ MayRead(Oid relid, AttrNumber att)
  * the SQL path then answers, or raises the error the user should see.
  */
 bool
-DiscoveryEngineReads(Oid relid, const char *sketch_name, const char *id_name, const char **why)
+DiscoveryEngineReads(Oid relid, const char *sketch_name, const char *id_name,
+					 const char *verify_name, const char **why)
 {
 	Relation	rel = table_open(relid, AccessShareLock);
 	char		relkind = rel->rd_rel->relkind;
 	AttrNumber	sketch_att = get_attnum(relid, sketch_name);
 	AttrNumber	id_att = get_attnum(relid, id_name);
+	AttrNumber	verify_att = verify_name ? get_attnum(relid, verify_name) : 0;
 
 	*why = NULL;
 	if (relkind != RELKIND_RELATION && relkind != RELKIND_MATVIEW)
@@ -79,8 +81,9 @@ DiscoveryEngineReads(Oid relid, const char *sketch_name, const char *id_name, co
 		*why = "Row-level security applies to the table";
 	else if (sketch_att <= 0 || id_att <= 0)
 		*why = "A column is missing";
-	else if (!MayRead(relid, sketch_att) || !MayRead(relid, id_att))
-		*why = "The caller may not read both columns";
+	else if (!MayRead(relid, sketch_att) || !MayRead(relid, id_att) ||
+			 (verify_att > 0 && !MayRead(relid, verify_att)))
+		*why = "The caller may not read every column it needs";
 	else if (!OidIsValid(IdType(relid, id_att)))
 		*why = "The id column is not smallint, integer or bigint";
 	table_close(rel, AccessShareLock);
@@ -145,6 +148,7 @@ DiscoveryOpen(Discovery *d, const DiscoveryRequest *req)
 	d->sketch_att = get_attnum(req->relid, req->sketch_name);
 	d->id_att = get_attnum(req->relid, req->id_name);
 	d->id_type = IdType(req->relid, d->id_att);
+	d->verify_att = req->verify_name ? get_attnum(req->relid, req->verify_name) : 0;
 	d->budget = (Size) work_mem * 1024;
 	d->row_context = AllocSetContextCreate(CurrentMemoryContext, "ndd discovery row",
 										   ALLOCSET_DEFAULT_SIZES);

@@ -20,6 +20,7 @@
 #include "utils/memutils.h"
 
 #include "features/discovery.h"
+#include "text/shingle_set.h"
 
 /* splits of one partition, at most, before it is read as it is */
 #define PAIRS_MAX_LEVEL		4
@@ -77,9 +78,23 @@ Fetch(Discovery *d, uint64 row, FetchedRow *r)
 	r->found = !isnull && !r->id_null;
 }
 
-/* Score one pair; when it qualifies, into the answer with ids in order. */
+/* step 4's verification: the texts' sets, the first row's apart */
+typedef struct Verifying
+{
+	DiscoveryTexts *texts;
+	MemoryContext first_context;
+	ShingleSet *first;
+} Verifying;
+
+static bool Verified(Discovery *d, const FetchedRow *b, uint64 row, Verifying *v, double *jaccard);
+
+/*
+ * Score one pair (b fetched at row); when it qualifies, and with
+ * verification its texts reach the threshold, into the answer with ids in
+ * order, the texts' Jaccard as its similarity.
+ */
 static void
-ScorePair(Discovery *d, const FetchedRow *a, const FetchedRow *b)
+ScorePair(Discovery *d, const FetchedRow *a, const FetchedRow *b, uint64 row, Verifying *v)
 {
 	const BucketKeys *bk = &d->keys;
 	Datum		values[4];
@@ -92,7 +107,8 @@ ScorePair(Discovery *d, const FetchedRow *a, const FetchedRow *b)
 		return;
 	caller = MemoryContextSwitchTo(d->row_context);
 	if (bk->score(bk, a->id < b->id ? a->sketch : b->sketch, a->id < b->id ? b->sketch : a->sketch,
-				  &similarity, &distance, &nulls[3]))
+				  &similarity, &distance, &nulls[3]) &&
+		(v == NULL || Verified(d, b, row, v, &similarity)))
 	{
 		MemoryContextSwitchTo(caller);
 		if (d->results)
@@ -116,9 +132,22 @@ ScorePair(Discovery *d, const FetchedRow *a, const FetchedRow *b)
 	MemoryContextReset(d->row_context);
 }
 
+/* The pair's texts reach the threshold: their Jaccard into *jaccard. */
+static bool
+Verified(Discovery *d, const FetchedRow *b, uint64 row, Verifying *v, double *jaccard)
+{
+	ShingleSet *second;
+
+	if (v->first == NULL)
+		return false;
+	second = DiscoveryTextSet(d, v->texts, row, b->slot);
+	return second != NULL &&
+		ShingleSetJaccardReaches(v->first, second, d->req->threshold, jaccard);
+}
+
 /* One partition that fits: sorted, each pair once, scored. */
 static void
-ScoreInMemory(Discovery *d, Spill *spill, int part, FetchedRow *a, FetchedRow *b)
+ScoreInMemory(Discovery *d, Spill *spill, int part, FetchedRow *a, FetchedRow *b, Verifying *v)
 {
 	uint64		n;
 	Edge	   *edges = (Edge *) SpillTake(spill, part, &n);
@@ -135,19 +164,25 @@ ScoreInMemory(Discovery *d, Spill *spill, int part, FetchedRow *a, FetchedRow *b
 			CHECK_FOR_INTERRUPTS();
 			Fetch(d, edges[i].lo, a);
 			fetched_lo = edges[i].lo;
+			if (v && a->found)
+			{
+				MemoryContextReset(v->first_context);
+				v->first = DiscoveryFirstTextSet(d, v->texts, edges[i].lo, a->slot, v->first_context);
+			}
 		}
 		if (!a->found)
 			continue;
 		Fetch(d, edges[i].hi, b);
 		if (b->found)
-			ScorePair(d, a, b);
+			ScorePair(d, a, b, edges[i].hi, v);
 	}
 	pfree(edges);
 }
 
 /* One partition: split again while it does not fit, then scored. */
 static void
-ScorePartition(Discovery *d, Spill *spill, int part, int level, FetchedRow *a, FetchedRow *b)
+ScorePartition(Discovery *d, Spill *spill, int part, int level, FetchedRow *a, FetchedRow *b,
+			   Verifying *v)
 {
 	uint64		n = SpillRecords(spill, part);
 
@@ -158,11 +193,11 @@ ScorePartition(Discovery *d, Spill *spill, int part, int level, FetchedRow *a, F
 		Spill	   *split = SpillSplit(spill, part, Max(nparts, 2));
 
 		for (int i = 0; i < SpillPartitions(split); i++)
-			ScorePartition(d, split, i, level + 1, a, b);
+			ScorePartition(d, split, i, level + 1, a, b, v);
 		SpillEnd(split);
 		return;
 	}
-	ScoreInMemory(d, spill, part, a, b);
+	ScoreInMemory(d, spill, part, a, b, v);
 }
 
 /* Step 4: the partitions of candidates this participant claims, scored */
@@ -173,14 +208,23 @@ DiscoveryScorePairs(Discovery *d)
 										   DiscoveryEdgePartition);
 	FetchedRow	a = {0};
 	FetchedRow	b = {0};
+	Verifying	verifying = {0};
+	Verifying  *v = NULL;
 	int			part;
 
 	a.slot = table_slot_create(d->rel, NULL);
 	b.slot = table_slot_create(d->rel, NULL);
 	if (d->shared)
 		d->results = DiscoveryWriteSpill(d, "r", 1, sizeof(PairResult), NULL);
+	if (d->verify_att > 0)
+	{
+		v = &verifying;
+		v->texts = DiscoveryTextsCreate(d);
+		v->first_context = AllocSetContextCreate(CurrentMemoryContext, "ndd discovery first text",
+												 ALLOCSET_DEFAULT_SIZES);
+	}
 	while (DiscoveryClaim(d, DISCOVERY_STEP_SCORE, d->partitions, &part))
-		ScorePartition(d, edges, part, 0, &a, &b);
+		ScorePartition(d, edges, part, 0, &a, &b, v);
 	SpillEnd(edges);
 	d->edges = NULL;
 	if (d->results)

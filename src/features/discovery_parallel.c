@@ -48,6 +48,10 @@ struct DiscoveryShared
 	NameData	sketch_name;
 	NameData	id_name;
 	NameData	relation_name;
+	NameData	verify_name;	/* empty: no verification */
+	NameData	verify_unit;
+	int			verify_shingle_size;
+	double		threshold;
 	bool		simhash;
 	int			num_perm;
 	int			bands;
@@ -179,6 +183,10 @@ ShareRequest(DiscoveryShared *shared, const Discovery *d)
 	namestrcpy(&shared->sketch_name, req->sketch_name);
 	namestrcpy(&shared->id_name, req->id_name);
 	namestrcpy(&shared->relation_name, req->relation_name);
+	namestrcpy(&shared->verify_name, req->verify_name ? req->verify_name : "");
+	namestrcpy(&shared->verify_unit, req->verify_unit ? req->verify_unit : "");
+	shared->verify_shingle_size = req->verify_shingle_size;
+	shared->threshold = req->threshold;
 	shared->simhash = req->simhash;
 	shared->num_perm = req->num_perm;
 	shared->bands = req->bands;
@@ -205,6 +213,10 @@ RequestOf(const DiscoveryShared *shared, DiscoveryRequest *req)
 	req->sketch_name = NameStr(shared->sketch_name);
 	req->id_name = NameStr(shared->id_name);
 	req->relation_name = NameStr(shared->relation_name);
+	req->verify_name = NameStr(shared->verify_name)[0] ? NameStr(shared->verify_name) : NULL;
+	req->verify_unit = NameStr(shared->verify_unit);
+	req->verify_shingle_size = shared->verify_shingle_size;
+	req->threshold = shared->threshold;
 	req->simhash = shared->simhash;
 	req->num_perm = shared->num_perm;
 	req->bands = shared->bands;

@@ -853,10 +853,8 @@ UseEngine(Pairs *p)
 		return false;
 	if (p->sharded)
 		why = "The table is partitioned over shards";
-	else if (p->verify_name)
-		why = "Verification runs on the SQL path";
 	else
-		(void) DiscoveryEngineReads(p->relid, p->sketch_name, p->id_name, &why);
+		(void) DiscoveryEngineReads(p->relid, p->sketch_name, p->id_name, p->verify_name, &why);
 	if (why && ndd_discovery_path == DISCOVERY_PATH_ENGINE)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -879,6 +877,11 @@ RunEngine(Pairs *p, Tuplestorestate *out, TupleDesc out_desc)
 	req.id_name = p->id_name;
 	req.relation_name = p->rel_name;
 	req.simhash = p->simhash;
+	/* shingled as ShingleKept shingles for the SQL path */
+	req.verify_name = p->verify_name;
+	req.verify_unit = p->unit ? p->unit : "word";
+	req.verify_shingle_size = p->unit ? p->shingle_size : NDD_SHINGLE_SIZE_DEFAULT;
+	req.threshold = p->threshold;
 	req.max_distance = p->max_distance;
 	if (!p->simhash)
 	{

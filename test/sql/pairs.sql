@@ -175,11 +175,13 @@ SELECT count(*) AS differences FROM (
 SELECT bool_and(p.similarity = jaccard(a.body, b.body)) AS exact_values
 FROM near_duplicate_pairs('vdocs', 'sketch', 'id', 0.8, verify_column => 'body') p
 JOIN vdocs a ON a.id = p.id_a JOIN vdocs b ON b.id = p.id_b;
--- a temporary table of verification's left in the session (by an earlier
--- call that failed) is dropped, not tripped over
+-- on the SQL path, a temporary table of verification's left in the session
+-- (by an earlier call that failed) is dropped, not tripped over
 CREATE TEMP TABLE ndd_pair_kept (x int);
 CREATE TEMP TABLE ndd_pair_sets (x int);
+SET ndd.discovery_path = sql;
 SELECT count(*) AS verified FROM near_duplicate_pairs('vdocs', 'sketch', 'id', 0.8, verify_column => 'body');
+RESET ndd.discovery_path;
 SELECT count(*) AS left_over FROM pg_class WHERE relname IN ('ndd_pair_kept', 'ndd_pair_sets') AND relpersistence = 't';
 
 -- clusters: connected components, the same as a brute-force closure

@@ -21,6 +21,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
+#include "base/hash.h"
 #include "features/discovery.h"
 #include "text/shingle_set.h"
 
@@ -56,6 +57,16 @@ DiscoveryTextsCreate(Discovery *d)
 	ShingleConfigInit(&texts->config, req->verify_unit, req->verify_shingle_size, false, 0);
 	texts->bpchar = getBaseType(get_atttype(req->relid, d->verify_att)) == BPCHAROID;
 	return texts;
+}
+
+/*
+ * A row's place in the cache: its TID hashed, since a TID's low bits are its
+ * line on the page, which few values fill.
+ */
+static inline CachedSet *
+CacheSlot(DiscoveryTexts *texts, uint64 row)
+{
+	return &texts->cache[NddHashMix(row) % VERIFY_CACHED_ROWS];
 }
 
 /* Forget every set, when they would take more than their budget. */
@@ -97,7 +108,7 @@ SetOfText(Discovery *d, DiscoveryTexts *texts, TupleTableSlot *slot)
 ShingleSet *
 DiscoveryTextSet(Discovery *d, DiscoveryTexts *texts, uint64 row, TupleTableSlot *slot)
 {
-	CachedSet  *c = &texts->cache[row % VERIFY_CACHED_ROWS];
+	CachedSet  *c = CacheSlot(texts, row);
 	MemoryContext caller;
 
 	if (c->used && c->row == row)
@@ -122,7 +133,7 @@ ShingleSet *
 DiscoveryFirstTextSet(Discovery *d, DiscoveryTexts *texts, uint64 row, TupleTableSlot *slot,
 					  MemoryContext context)
 {
-	CachedSet  *c = &texts->cache[row % VERIFY_CACHED_ROWS];
+	CachedSet  *c = CacheSlot(texts, row);
 	MemoryContext caller = MemoryContextSwitchTo(context);
 	ShingleSet *set;
 

@@ -57,6 +57,7 @@ max_len() {
 	fi
 	case $1 in
 	fuzz_key_filter) echo 32768 ;;	# valid filters and states: 16 and 24 kB
+	fuzz_shingle_set) echo 1024 ;;	# sets of up to 511 hashes, and their growth
 	*) echo 4096 ;;
 	esac
 }

@@ -170,7 +170,7 @@ CheckThresholds(const Sides *x, double jaccard, uint8_t pick)
 {
 	static const double odd[] = {0.0, -0.0, -1.0, 1.0, 1.5, 0.5};
 	size_t		most = Min(x->nsorted[0], x->nsorted[1]);
-	size_t		step = most / 16 + 1;
+	size_t		step = most / 8 + 1;
 	size_t		common = ShingleSetIntersection(x->sorted[0], x->nsorted[0],
 												x->sorted[1], x->nsorted[1]);
 

@@ -35,6 +35,7 @@
 
 #include "access/xact.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -841,6 +842,30 @@ EngineProgress(void *arg, const char *message)
 }
 
 /*
+ * A table Citus distributes: on the coordinator its heap is an empty shell
+ * whose rows are on the workers, which only a query planned by Citus
+ * reaches.  Asked of Citus's catalog, where Citus is installed.
+ */
+#define PAIRS_CITUS_SQL \
+	"SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_partition d\n" \
+	"               WHERE d.logicalrelid::pg_catalog.oid OPERATOR(pg_catalog.=) $1)"
+
+static bool
+DistributedByCitus(Pairs *p)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		args[1] = {ObjectIdGetDatum(p->relid)};
+	bool		isnull;
+	Datum		distributed;
+
+	if (!OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)))
+		return false;
+	Exec(PAIRS_CITUS_SQL, 1, types, args, NULL);
+	distributed = FirstValue(&isnull);
+	return !isnull && DatumGetBool(distributed);
+}
+
+/*
  * Step 0: whether the discovery engine answers (discovery.h): by
  * ndd.discovery_path, where it can read the table as the SQL path does.
  */
@@ -853,6 +878,8 @@ UseEngine(Pairs *p)
 		return false;
 	if (p->sharded)
 		why = "The table is partitioned over shards";
+	else if (DistributedByCitus(p))
+		why = "The table is distributed by Citus";
 	else
 		(void) DiscoveryEngineReads(p->relid, p->sketch_name, p->id_name, p->verify_name, &why);
 	if (why && ndd_discovery_path == DISCOVERY_PATH_ENGINE)

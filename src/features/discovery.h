@@ -120,7 +120,6 @@ typedef struct Discovery
 	Spill	   *edges;			/* of Edge, by first row */
 	Spill	   *results;		/* parallel: of PairResult, for the leader */
 
-	int64		rows;			/* this participant's rows with a sketch */
 	int64		kept_keys;		/* keys that may be shared */
 	int64		candidates;
 	int64		pairs;

@@ -19,6 +19,7 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
+#include "base/sketch_column.h"
 #include "features/discovery.h"
 #include "text/shingle_set.h"
 
@@ -46,20 +47,6 @@ typedef struct FetchedRow
 	Datum		sketch;
 } FetchedRow;
 
-static int64
-IdValue(Oid type, Datum value)
-{
-	switch (type)
-	{
-		case INT2OID:
-			return DatumGetInt16(value);
-		case INT4OID:
-			return DatumGetInt32(value);
-		default:
-			return DatumGetInt64(value);
-	}
-}
-
 /* Fetch the row at a packed position, as the engine's snapshot sees it. */
 static void
 Fetch(Discovery *d, uint64 row, FetchedRow *r)
@@ -73,7 +60,7 @@ Fetch(Discovery *d, uint64 row, FetchedRow *r)
 	if (!r->found)
 		return;
 	id = slot_getattr(r->slot, d->id_att, &r->id_null);
-	r->id = r->id_null ? 0 : IdValue(d->id_type, id);
+	r->id = r->id_null ? 0 : IdGetInt64(id, d->id_type);
 	r->sketch = slot_getattr(r->slot, d->sketch_att, &isnull);
 	r->found = !isnull && !r->id_null;
 }

@@ -82,7 +82,6 @@ FilterRow(Discovery *d, TupleTableSlot *slot, Datum sketch)
 		KeyFilterAddKeysShared(d->filter, keys, n);
 	else
 		KeyFilterAddKeys(d->filter, keys, n);
-	d->rows++;
 }
 
 /* Step 1: the filter (made by the caller: private, or shared) */

@@ -40,6 +40,7 @@ OBJS = \
 	src/features/discovery_group.o \
 	src/features/discovery_pairs.o \
 	src/features/discovery_parallel.o \
+	src/features/discovery_components.o \
 	src/features/discovery_verify.o \
 	src/features/components.o \
 	src/features/clusters.o \

@@ -239,7 +239,7 @@ SpillTake(Spill *spill, int part, uint64 *nrecords)
 }
 
 void
-SpillForEach(Spill *spill, int part, void (*visit) (void *arg, const void *record), void *arg)
+SpillScan(Spill *spill, int part, void (*visit) (void *arg, const void *record), void *arg)
 {
 	char	   *chunk = palloc(SPILL_CHUNK_RECORDS * spill->width);
 
@@ -267,6 +267,12 @@ SpillForEach(Spill *spill, int part, void (*visit) (void *arg, const void *recor
 		}
 	}
 	pfree(chunk);
+}
+
+void
+SpillForEach(Spill *spill, int part, void (*visit) (void *arg, const void *record), void *arg)
+{
+	SpillScan(spill, part, visit, arg);
 	DropPart(spill, part);
 }
 

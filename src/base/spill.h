@@ -45,7 +45,13 @@ extern void SpillEndWriting(Spill *spill);
 /* Partition part's records, in one palloc'd array; its files are dropped. */
 extern char *SpillTake(Spill *spill, int part, uint64 *nrecords);
 
-/* Call visit on each of partition part's records in turn, a chunk at a time. */
+/*
+ * Call visit on each of partition part's records in turn, a chunk at a
+ * time: SpillScan keeps the partition for another pass, SpillForEach drops
+ * its files after.
+ */
+extern void SpillScan(Spill *spill, int part, void (*visit) (void *arg, const void *record),
+					  void *arg);
 extern void SpillForEach(Spill *spill, int part, void (*visit) (void *arg, const void *record),
 						 void *arg);
 

@@ -13,7 +13,12 @@
  *	   paired when their summaries are close enough, into partitions of
  *	   candidate pairs;
  *	4. scoring: each partition's pairs sorted, each pair once, its two
- *	   rows fetched by heap position and scored as the SQL path scores them.
+ *	   rows fetched by heap position and scored as the SQL path scores them;
+ *	with verify_column, the pairs that pass on their sketches then go on:
+ *	5. components: those pairs grouped by connected component (the leader
+ *	   alone), so that a family's texts are read together;
+ *	6. verification: each group's texts shingled once, each pair's exact
+ *	   Jaccard resemblance from them.
  *
  * A row is known by its heap position (TID) under one snapshot: it needs
  * no index on the id, and sorts like the heap.  Memory is bounded by
@@ -40,7 +45,9 @@
 #define DISCOVERY_STEP_KEYS		1
 #define DISCOVERY_STEP_GROUP	2
 #define DISCOVERY_STEP_SCORE	3
-#define DISCOVERY_STEPS			4
+#define DISCOVERY_STEP_COMPONENTS	4
+#define DISCOVERY_STEP_VERIFY	5
+#define DISCOVERY_STEPS			6
 
 /* ndd.discovery_path: which path near_duplicate_pairs takes */
 typedef enum DiscoveryPath
@@ -91,7 +98,6 @@ typedef struct DiscoveryRequest
 } DiscoveryRequest;
 
 typedef struct DiscoveryShared DiscoveryShared;
-typedef struct DiscoveryTexts DiscoveryTexts;
 
 /* one participant's state over one call: the leader's, or a worker's */
 typedef struct Discovery
@@ -118,6 +124,9 @@ typedef struct Discovery
 	int			partitions;
 	Spill	   *entries;		/* of KeyEntry, by key */
 	Spill	   *edges;			/* of Edge, by first row */
+	Spill	   *checks;			/* verification: of TextCheck, to group */
+	Spill	   *groups;			/* verification: of TextCheck, by group */
+	int			group_partitions;	/* of groups */
 	Spill	   *results;		/* parallel: of PairResult, for the leader */
 
 	int64		kept_keys;		/* keys that may be shared */
@@ -143,6 +152,20 @@ typedef struct Edge
 	uint64		hi;
 } Edge;
 
+/*
+ * A pair that passed on its sketches, to check on its texts: its rows, the
+ * group of rows it is checked with (its connected component, or its first
+ * row), and its distance as scored.
+ */
+typedef struct TextCheck
+{
+	uint64		group;
+	uint64		lo;
+	uint64		hi;
+	int32		distance;
+	bool		distance_null;
+} TextCheck;
+
 /* a TID as one ordered number, and back */
 static inline uint64
 PackRow(ItemPointer tid)
@@ -167,6 +190,16 @@ typedef struct PairResult
 	bool		distance_null;
 } PairResult;
 
+/* a fetched row: its id and sketch, valid while its slot holds it */
+typedef struct FetchedRow
+{
+	TupleTableSlot *slot;
+	bool		found;
+	int64		id;
+	bool		id_null;
+	Datum		sketch;
+} FetchedRow;
+
 /* discovery_engine.c */
 extern bool DiscoveryEngineReads(Oid relid, const char *sketch_name, const char *id_name,
 								 const char *verify_name, const char **why);
@@ -180,7 +213,10 @@ extern void DiscoveryReport(Discovery *d, int step, int64 kept_keys, int64 candi
 extern void DiscoveryMixedSketches(const char *column, const char *relation, const char *detail);
 
 /* discovery_parallel.c */
-extern int	DiscoveryWorkers(Relation rel);
+extern int	DiscoveryWorkers(Relation rel, bool verify);
+extern int	DiscoveryParticipants(Discovery *d);
+extern void DiscoveryShareGroupPartitions(Discovery *d);
+extern int	DiscoverySharedGroupPartitions(Discovery *d);
 extern void DiscoveryRunParallel(Discovery *d, int nworkers);
 extern bool DiscoveryClaim(Discovery *d, int step, int nparts, int *part);
 extern void DiscoveryEndStep(Discovery *d);
@@ -192,16 +228,18 @@ extern void DiscoveryKeyScan(Discovery *d);
 /* discovery_group.c: step 3 */
 extern void DiscoveryGroupKeys(Discovery *d);
 
-/* discovery_pairs.c: step 4 */
+/* discovery_pairs.c: step 4, and the answer's pairs */
 extern void DiscoveryScorePairs(Discovery *d);
+extern void DiscoveryFetch(Discovery *d, uint64 row, FetchedRow *r);
+extern void DiscoveryAnswer(Discovery *d, int64 id_a, int64 id_b, double similarity,
+							int32 distance, bool distance_null);
 
-/* discovery_verify.c: step 4's exact check of the texts */
-struct ShingleSet;
-extern DiscoveryTexts *DiscoveryTextsCreate(Discovery *d);
-extern struct ShingleSet *DiscoveryTextSet(Discovery *d, DiscoveryTexts *texts, uint64 row,
-										   TupleTableSlot *slot);
-extern struct ShingleSet *DiscoveryFirstTextSet(Discovery *d, DiscoveryTexts *texts, uint64 row,
-												TupleTableSlot *slot, MemoryContext context);
+/* discovery_components.c: step 5 */
+extern void DiscoveryGroupChecks(Discovery *d);
+extern int	DiscoveryGroupPartition(const void *record, int level, int nparts);
+
+/* discovery_verify.c: step 6 */
+extern void DiscoveryVerifyChecks(Discovery *d);
 
 /* partitions for records of width bytes, about total of them, in budget */
 extern int	DiscoveryPartitions(Size budget, double total, Size width);

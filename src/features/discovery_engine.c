@@ -186,7 +186,12 @@ DiscoveryReport(Discovery *d, int step, int64 kept_keys, int64 candidates, int64
 			break;
 		case DISCOVERY_STEP_SCORE:
 			req->progress(req->arg, psprintf("ndd: 3/4 " INT64_FORMAT " candidate pairs", candidates));
-			req->progress(req->arg, psprintf("ndd: 4/4 " INT64_FORMAT " pairs", pairs));
+			if (d->verify_att <= 0)
+				req->progress(req->arg, psprintf("ndd: 4/4 " INT64_FORMAT " pairs", pairs));
+			break;
+		case DISCOVERY_STEP_VERIFY:
+			if (d->verify_att > 0)
+				req->progress(req->arg, psprintf("ndd: 4/4 " INT64_FORMAT " pairs", pairs));
 			break;
 	}
 }
@@ -213,6 +218,14 @@ DiscoveryStep(Discovery *d, int step)
 		case DISCOVERY_STEP_SCORE:
 			/* 4. each candidate once, scored */
 			DiscoveryScorePairs(d);
+			break;
+		case DISCOVERY_STEP_COMPONENTS:
+			/* 5. with verification: the pairs that passed, by component */
+			DiscoveryGroupChecks(d);
+			break;
+		case DISCOVERY_STEP_VERIFY:
+			/* 6. with verification: each pair checked on its texts */
+			DiscoveryVerifyChecks(d);
 			break;
 	}
 }
@@ -242,7 +255,7 @@ DiscoveryEngineRun(const DiscoveryRequest *req, Tuplestorestate *out, TupleDesc 
 	DiscoveryOpen(&d, req);
 	d.out = out;
 	d.out_desc = out_desc;
-	nworkers = DiscoveryWorkers(d.rel);
+	nworkers = DiscoveryWorkers(d.rel, d.verify_att > 0);
 	if (nworkers > 0)
 		DiscoveryRunParallel(&d, nworkers);
 	else

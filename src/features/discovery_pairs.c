@@ -9,7 +9,9 @@
  * fetched once, each partner once per pair.  Both rows are read under the
  * engine's snapshot, so they are the versions steps 1 and 2 saw.  The
  * pair is reported as the SQL path reports it: ids in order, a pair of
- * rows with one id never, the score of the kind's functions.
+ * rows with one id never, the score of the kind's functions.  With
+ * verification a pair that passes is not reported yet but kept, by its
+ * rows, for steps 5 and 6 (discovery_components.c, discovery_verify.c).
  */
 #include "postgres.h"
 
@@ -21,7 +23,6 @@
 
 #include "base/sketch_column.h"
 #include "features/discovery.h"
-#include "text/shingle_set.h"
 
 /* splits of one partition, at most, before it is read as it is */
 #define PAIRS_MAX_LEVEL		4
@@ -37,19 +38,9 @@
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
-/* a fetched row: its id and sketch, valid while its slot holds it */
-typedef struct FetchedRow
-{
-	TupleTableSlot *slot;
-	bool		found;
-	int64		id;
-	bool		id_null;
-	Datum		sketch;
-} FetchedRow;
-
 /* Fetch the row at a packed position, as the engine's snapshot sees it. */
-static void
-Fetch(Discovery *d, uint64 row, FetchedRow *r)
+void
+DiscoveryFetch(Discovery *d, uint64 row, FetchedRow *r)
 {
 	ItemPointerData tid;
 	bool		isnull;
@@ -65,76 +56,71 @@ Fetch(Discovery *d, uint64 row, FetchedRow *r)
 	r->found = !isnull && !r->id_null;
 }
 
-/* step 4's verification: the texts' sets, the first row's apart */
-typedef struct Verifying
+/*
+ * A pair into the answer, ids in order: the leader's tuplestore, or a
+ * parallel participant's file of pairs for the leader.
+ */
+void
+DiscoveryAnswer(Discovery *d, int64 id_a, int64 id_b, double similarity, int32 distance,
+				bool distance_null)
 {
-	DiscoveryTexts *texts;
-	MemoryContext first_context;
-	ShingleSet *first;
-} Verifying;
+	if (d->results)
+	{
+		PairResult	r = {Min(id_a, id_b), Max(id_a, id_b), similarity, distance, distance_null};
 
-static bool Verified(Discovery *d, const FetchedRow *b, uint64 row, Verifying *v, double *jaccard);
+		SpillAdd(d->results, &r);
+	}
+	else
+	{
+		Datum		values[4];
+		bool		nulls[4] = {false, false, false, distance_null};
+
+		values[0] = Int64GetDatum(Min(id_a, id_b));
+		values[1] = Int64GetDatum(Max(id_a, id_b));
+		values[2] = Float8GetDatum(similarity);
+		values[3] = Int32GetDatum(distance);
+		tuplestore_putvalues(d->out, d->out_desc, values, nulls);
+	}
+	d->pairs++;
+}
 
 /*
- * Score one pair (b fetched at row); when it qualifies, and with
- * verification its texts reach the threshold, into the answer with ids in
- * order, the texts' Jaccard as its similarity.
+ * Score one pair (rows lo and hi, fetched in a and b): when it qualifies,
+ * into the answer, or with verification to be checked on its texts.
  */
 static void
-ScorePair(Discovery *d, const FetchedRow *a, const FetchedRow *b, uint64 row, Verifying *v)
+ScorePair(Discovery *d, const FetchedRow *a, const FetchedRow *b, uint64 lo, uint64 hi)
 {
 	const BucketKeys *bk = &d->keys;
-	Datum		values[4];
-	bool		nulls[4] = {false, false, false, false};
 	double		similarity;
 	int32		distance;
+	bool		distance_null = false;
+	bool		qualifies;
 	MemoryContext caller;
 
 	if (a->id == b->id)
 		return;
 	caller = MemoryContextSwitchTo(d->row_context);
-	if (bk->score(bk, a->id < b->id ? a->sketch : b->sketch, a->id < b->id ? b->sketch : a->sketch,
-				  &similarity, &distance, &nulls[3]) &&
-		(v == NULL || Verified(d, b, row, v, &similarity)))
-	{
-		MemoryContextSwitchTo(caller);
-		if (d->results)
-		{
-			/* a parallel participant's pairs go to the leader */
-			PairResult	r = {Min(a->id, b->id), Max(a->id, b->id), similarity, distance, nulls[3]};
-
-			SpillAdd(d->results, &r);
-		}
-		else
-		{
-			values[0] = Int64GetDatum(Min(a->id, b->id));
-			values[1] = Int64GetDatum(Max(a->id, b->id));
-			values[2] = Float8GetDatum(similarity);
-			values[3] = Int32GetDatum(distance);
-			tuplestore_putvalues(d->out, d->out_desc, values, nulls);
-		}
-		d->pairs++;
-	}
+	qualifies = bk->score(bk, a->id < b->id ? a->sketch : b->sketch,
+						  a->id < b->id ? b->sketch : a->sketch,
+						  &similarity, &distance, &distance_null);
 	MemoryContextSwitchTo(caller);
 	MemoryContextReset(d->row_context);
-}
+	if (!qualifies)
+		return;
+	if (d->checks)
+	{
+		TextCheck	check = {lo, lo, hi, distance, distance_null};
 
-/* The pair's texts reach the threshold: their Jaccard into *jaccard. */
-static bool
-Verified(Discovery *d, const FetchedRow *b, uint64 row, Verifying *v, double *jaccard)
-{
-	ShingleSet *second;
-
-	if (v->first == NULL)
-		return false;
-	second = DiscoveryTextSet(d, v->texts, row, b->slot);
-	return second != NULL &&
-		ShingleSetJaccardReaches(v->first, second, d->req->threshold, jaccard);
+		SpillAdd(d->checks, &check);
+	}
+	else
+		DiscoveryAnswer(d, a->id, b->id, similarity, distance, distance_null);
 }
 
 /* One partition that fits: sorted, each pair once, scored. */
 static void
-ScoreInMemory(Discovery *d, Spill *spill, int part, FetchedRow *a, FetchedRow *b, Verifying *v)
+ScoreInMemory(Discovery *d, Spill *spill, int part, FetchedRow *a, FetchedRow *b)
 {
 	uint64		n;
 	Edge	   *edges = (Edge *) SpillTake(spill, part, &n);
@@ -149,27 +135,21 @@ ScoreInMemory(Discovery *d, Spill *spill, int part, FetchedRow *a, FetchedRow *b
 		if (edges[i].lo != fetched_lo)
 		{
 			CHECK_FOR_INTERRUPTS();
-			Fetch(d, edges[i].lo, a);
+			DiscoveryFetch(d, edges[i].lo, a);
 			fetched_lo = edges[i].lo;
-			if (v && a->found)
-			{
-				MemoryContextReset(v->first_context);
-				v->first = DiscoveryFirstTextSet(d, v->texts, edges[i].lo, a->slot, v->first_context);
-			}
 		}
 		if (!a->found)
 			continue;
-		Fetch(d, edges[i].hi, b);
+		DiscoveryFetch(d, edges[i].hi, b);
 		if (b->found)
-			ScorePair(d, a, b, edges[i].hi, v);
+			ScorePair(d, a, b, edges[i].lo, edges[i].hi);
 	}
 	pfree(edges);
 }
 
 /* One partition: split again while it does not fit, then scored. */
 static void
-ScorePartition(Discovery *d, Spill *spill, int part, int level, FetchedRow *a, FetchedRow *b,
-			   Verifying *v)
+ScorePartition(Discovery *d, Spill *spill, int part, int level, FetchedRow *a, FetchedRow *b)
 {
 	uint64		n = SpillRecords(spill, part);
 
@@ -180,14 +160,17 @@ ScorePartition(Discovery *d, Spill *spill, int part, int level, FetchedRow *a, F
 		Spill	   *split = SpillSplit(spill, part, Max(nparts, 2));
 
 		for (int i = 0; i < SpillPartitions(split); i++)
-			ScorePartition(d, split, i, level + 1, a, b, v);
+			ScorePartition(d, split, i, level + 1, a, b);
 		SpillEnd(split);
 		return;
 	}
-	ScoreInMemory(d, spill, part, a, b, v);
+	ScoreInMemory(d, spill, part, a, b);
 }
 
-/* Step 4: the partitions of candidates this participant claims, scored */
+/*
+ * Step 4: the partitions of candidates this participant claims, scored;
+ * with verification, those that pass kept for step 5.
+ */
 void
 DiscoveryScorePairs(Discovery *d)
 {
@@ -195,25 +178,23 @@ DiscoveryScorePairs(Discovery *d)
 										   DiscoveryEdgePartition);
 	FetchedRow	a = {0};
 	FetchedRow	b = {0};
-	Verifying	verifying = {0};
-	Verifying  *v = NULL;
 	int			part;
 
 	a.slot = table_slot_create(d->rel, NULL);
 	b.slot = table_slot_create(d->rel, NULL);
-	if (d->shared)
-		d->results = DiscoveryWriteSpill(d, "r", 1, sizeof(PairResult), NULL);
 	if (d->verify_att > 0)
-	{
-		v = &verifying;
-		v->texts = DiscoveryTextsCreate(d);
-		v->first_context = AllocSetContextCreate(CurrentMemoryContext, "ndd discovery first text",
-												 ALLOCSET_DEFAULT_SIZES);
-	}
+		d->checks = DiscoveryWriteSpill(d, "v", 1, sizeof(TextCheck), NULL);
+	else if (d->shared)
+		d->results = DiscoveryWriteSpill(d, "r", 1, sizeof(PairResult), NULL);
 	while (DiscoveryClaim(d, DISCOVERY_STEP_SCORE, d->partitions, &part))
-		ScorePartition(d, edges, part, 0, &a, &b, v);
+		ScorePartition(d, edges, part, 0, &a, &b);
 	SpillEnd(edges);
 	d->edges = NULL;
+	if (d->shared && d->checks)
+	{
+		SpillEnd(d->checks);
+		d->checks = NULL;
+	}
 	if (d->results)
 	{
 		SpillEnd(d->results);

@@ -6,10 +6,11 @@
  * Steps 1 and 2 are parallel heap scans: each participant takes blocks as
  * a parallel sequential scan does, adds its rows' keys to one filter in
  * shared memory (atomically, so it ends the same whoever added what) and
- * writes its entries to its own files of a shared file set.  Steps 3 and
- * 4 hand out partitions: a participant claims the next one and reads
- * every participant's file of it.  A barrier separates the steps: no one
- * groups a partition before every entry is written.  Each participant
+ * writes its entries to its own files of a shared file set.  Steps 3, 4
+ * and 6 hand out partitions: a participant claims the next one and reads
+ * every participant's file of it; step 5 is the leader's alone.  A barrier
+ * separates the steps: no one groups a partition before every entry is
+ * written.  Each participant
  * writes its pairs to its own file, and the leader copies them all into
  * the answer at the end.
  *
@@ -22,6 +23,7 @@
 #include "postgres.h"
 
 #include "access/parallel.h"
+#include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "miscadmin.h"
@@ -67,6 +69,7 @@ struct DiscoveryShared
 	int			shingle_size;
 	int32		seed;
 	int			partitions;
+	int			group_partitions;	/* step 5's, for step 6 */
 
 	int			nparticipants;	/* the leader and the workers planned */
 	Barrier		barrier;		/* its phase: the step under way */
@@ -83,12 +86,14 @@ PGDLLEXPORT void ndd_discovery_worker(dsm_segment *seg, shm_toc *toc);
  * Workers for a scan of this table, as the planner would give a parallel
  * sequential scan of it: none below min_parallel_table_scan_size, one
  * more each time the table is three times larger, or the table's
- * parallel_workers; at most max_parallel_workers_per_gather.  None where
- * workers cannot help: already in parallel mode, a temporary table (its
- * buffers are this backend's), a single-user backend.
+ * parallel_workers; at most max_parallel_workers_per_gather.  With
+ * verification the texts' TOAST pages count too: step 6 reads them all,
+ * and long texts leave the table itself small.  None where workers cannot
+ * help: already in parallel mode, a temporary table (its buffers are this
+ * backend's), a single-user backend.
  */
 int
-DiscoveryWorkers(Relation rel)
+DiscoveryWorkers(Relation rel, bool verify)
 {
 	double		pages = (double) RelationGetNumberOfBlocks(rel);
 	double		threshold = Max(min_parallel_table_scan_size, 1);
@@ -97,6 +102,13 @@ DiscoveryWorkers(Relation rel)
 	if (max_parallel_workers_per_gather <= 0 || IsInParallelMode() || !IsUnderPostmaster ||
 		RelationUsesLocalBuffers(rel))
 		return 0;
+	if (verify && OidIsValid(rel->rd_rel->reltoastrelid))
+	{
+		Relation	toast = table_open(rel->rd_rel->reltoastrelid, AccessShareLock);
+
+		pages += (double) RelationGetNumberOfBlocks(toast);
+		table_close(toast, AccessShareLock);
+	}
 	if (RelationGetParallelWorkers(rel, -1) >= 0)
 		workers = RelationGetParallelWorkers(rel, -1);
 	else if (pages >= threshold)
@@ -118,6 +130,26 @@ DiscoveryClaim(Discovery *d, int step, int nparts, int *part)
 	*part = d->shared ? (int) pg_atomic_fetch_add_u32(&d->shared->next_part[step], 1) :
 		d->next_part++;
 	return *part < nparts;
+}
+
+/* The processes planned to share the steps: the leader and its workers. */
+int
+DiscoveryParticipants(Discovery *d)
+{
+	return d->shared ? d->shared->nparticipants : 1;
+}
+
+/* Step 5's partitions, from the leader that made them to the steps after. */
+void
+DiscoveryShareGroupPartitions(Discovery *d)
+{
+	d->shared->group_partitions = d->group_partitions;
+}
+
+int
+DiscoverySharedGroupPartitions(Discovery *d)
+{
+	return d->shared->group_partitions;
 }
 
 Spill *

@@ -1,7 +1,7 @@
 /*
  * discovery_verify.c
- *		Step 4 of the discovery engine with verify_column (discovery.h): the
- *		exact Jaccard resemblance of a candidate's two texts, shingled as the
+ *		Step 6 of the discovery engine with verify_column (discovery.h): the
+ *		exact Jaccard resemblance of each pair's two texts, shingled as the
  *		sketches were.
  *
  * A pair whose sketches estimate at least the threshold less a margin
@@ -9,14 +9,18 @@
  * text's shingles go into a hash set (shingle_set.c, no sort), and the
  * smaller set is probed into the larger until the pair reaches the
  * threshold or can no longer.  A text takes part in several pairs, so the
- * sets of the rows seen last are kept, as many as half of work_mem holds.
- * The texts are read as the SQL path reads them, cast to text: char(n)
- * loses its trailing spaces.
+ * sets of the rows seen last are kept, as many as half of work_mem holds;
+ * step 5 grouped the pairs by connected component, so a family's pairs
+ * come together and each of its texts is shingled once.  The texts are
+ * read as the SQL path reads them, cast to text: char(n) loses its
+ * trailing spaces.
  */
 #include "postgres.h"
 
+#include "access/tableam.h"
 #include "catalog/pg_type.h"
 #include "executor/tuptable.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -28,6 +32,21 @@
 /* rows whose sets are kept, at most (a direct-mapped table) */
 #define VERIFY_CACHED_ROWS	1024
 
+/* splits of one partition, at most, before it is read as it is */
+#define VERIFY_MAX_LEVEL	4
+
+#define ST_SORT SortChecks
+#define ST_ELEMENT_TYPE TextCheck
+#define ST_COMPARE(a, b) \
+	((a)->group != (b)->group ? ((a)->group > (b)->group) - ((a)->group < (b)->group) : \
+	 (a)->lo != (b)->lo ? ((a)->lo > (b)->lo) - ((a)->lo < (b)->lo) : \
+	 ((a)->hi > (b)->hi) - ((a)->hi < (b)->hi))
+#define ST_CHECK_FOR_INTERRUPTS
+#define ST_SCOPE static
+#define ST_DECLARE
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
 typedef struct CachedSet
 {
 	uint64		row;
@@ -35,7 +54,7 @@ typedef struct CachedSet
 	bool		used;
 } CachedSet;
 
-struct DiscoveryTexts
+typedef struct DiscoveryTexts
 {
 	MemoryContext context;		/* the cached sets */
 	Size		bytes;			/* what they take, about */
@@ -43,10 +62,10 @@ struct DiscoveryTexts
 	ShingleConfig config;
 	bool		bpchar;			/* char(n): trailing spaces do not count */
 	CachedSet	cache[VERIFY_CACHED_ROWS];
-};
+} DiscoveryTexts;
 
-DiscoveryTexts *
-DiscoveryTextsCreate(Discovery *d)
+static DiscoveryTexts *
+TextsCreate(Discovery *d)
 {
 	DiscoveryTexts *texts = palloc0(sizeof(DiscoveryTexts));
 	const DiscoveryRequest *req = d->req;
@@ -95,6 +114,8 @@ SetOfText(Discovery *d, DiscoveryTexts *texts, TupleTableSlot *slot)
 	if (texts->bpchar)
 		len = bpchartruelen(VARDATA_ANY(t), len);
 	set = ShingleSetOfText(VARDATA_ANY(t), len, &texts->config);
+	/* a text is probed once for each of its pairs: in as few slots as will do */
+	ShingleSetFit(set);
 	if ((Pointer) t != DatumGetPointer(value))
 		pfree(t);
 	return set;
@@ -105,8 +126,8 @@ SetOfText(Discovery *d, DiscoveryTexts *texts, TupleTableSlot *slot)
  * there (every set forgotten first when they hold their budget).  Valid
  * until the next call.
  */
-ShingleSet *
-DiscoveryTextSet(Discovery *d, DiscoveryTexts *texts, uint64 row, TupleTableSlot *slot)
+static ShingleSet *
+TextSet(Discovery *d, DiscoveryTexts *texts, uint64 row, TupleTableSlot *slot)
 {
 	CachedSet  *c = CacheSlot(texts, row);
 	MemoryContext caller;
@@ -120,7 +141,7 @@ DiscoveryTextSet(Discovery *d, DiscoveryTexts *texts, uint64 row, TupleTableSlot
 	c->row = row;
 	c->set = SetOfText(d, texts, slot);
 	if (c->set)
-		texts->bytes += (c->set->mask + 1) * sizeof(uint64) + sizeof(ShingleSet);
+		texts->bytes += ShingleSetBytes(c->set);
 	MemoryContextSwitchTo(caller);
 	return c->set;
 }
@@ -129,27 +150,128 @@ DiscoveryTextSet(Discovery *d, DiscoveryTexts *texts, uint64 row, TupleTableSlot
  * The set of a first row, kept apart (in context, which the caller resets
  * for the next first row) so that the cache may forget its sets meanwhile.
  */
-ShingleSet *
-DiscoveryFirstTextSet(Discovery *d, DiscoveryTexts *texts, uint64 row, TupleTableSlot *slot,
-					  MemoryContext context)
+static ShingleSet *
+FirstTextSet(Discovery *d, DiscoveryTexts *texts, uint64 row, TupleTableSlot *slot,
+			 MemoryContext context)
 {
 	CachedSet  *c = CacheSlot(texts, row);
 	MemoryContext caller = MemoryContextSwitchTo(context);
 	ShingleSet *set;
 
 	if (c->used && c->row == row)
-	{
-		set = NULL;
-		if (c->set)
-		{
-			set = palloc(sizeof(ShingleSet));
-			*set = *c->set;
-			set->slots = palloc_extended((c->set->mask + 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
-			memcpy(set->slots, c->set->slots, (c->set->mask + 1) * sizeof(uint64));
-		}
-	}
+		set = c->set ? ShingleSetCopy(c->set) : NULL;
 	else
 		set = SetOfText(d, texts, slot);
 	MemoryContextSwitchTo(caller);
 	return set;
+}
+
+/* step 6's state: the texts' sets, the first row's apart, two fetched rows */
+typedef struct Verifier
+{
+	DiscoveryTexts *texts;
+	MemoryContext first_context;
+	ShingleSet *first;			/* NULL: the first row's text is NULL */
+	FetchedRow	a;
+	FetchedRow	b;
+} Verifier;
+
+/* One pair, its first row fetched in a: into the answer if its texts reach the threshold. */
+static void
+CheckPair(Discovery *d, Verifier *v, const TextCheck *check)
+{
+	ShingleSet *second;
+	double		jaccard;
+
+	CHECK_FOR_INTERRUPTS();
+	if (v->first == NULL)
+		return;
+	DiscoveryFetch(d, check->hi, &v->b);
+	if (!v->b.found)
+		return;
+	second = TextSet(d, v->texts, check->hi, v->b.slot);
+	if (second != NULL && ShingleSetJaccardReaches(v->first, second, d->req->threshold, &jaccard))
+		DiscoveryAnswer(d, v->a.id, v->b.id, jaccard, check->distance, check->distance_null);
+}
+
+/* One partition that fits: sorted by group, then rows; each first row fetched once. */
+static void
+VerifyInMemory(Discovery *d, Spill *spill, int part, Verifier *v)
+{
+	uint64		n;
+	TextCheck  *checks = (TextCheck *) SpillTake(spill, part, &n);
+	uint64		first_row = PG_UINT64_MAX;
+
+	SortChecks(checks, n);
+	for (uint64 i = 0; i < n; i++)
+	{
+		if (checks[i].lo != first_row)
+		{
+			first_row = checks[i].lo;
+			DiscoveryFetch(d, first_row, &v->a);
+			MemoryContextReset(v->first_context);
+			v->first = NULL;
+			if (v->a.found)
+				v->first = FirstTextSet(d, v->texts, first_row, v->a.slot, v->first_context);
+		}
+		if (v->a.found)
+			CheckPair(d, v, &checks[i]);
+	}
+	pfree(checks);
+}
+
+/* One partition: split again (by group) while it does not fit, then checked. */
+static void
+VerifyPartition(Discovery *d, Spill *spill, int part, int level, Verifier *v)
+{
+	uint64		n = SpillRecords(spill, part);
+
+	CHECK_FOR_INTERRUPTS();
+	if (n * sizeof(TextCheck) > d->budget / 2 && level < VERIFY_MAX_LEVEL)
+	{
+		int			nparts = DiscoveryPartitions(d->budget / 2, (double) n, sizeof(TextCheck));
+		Spill	   *split = SpillSplit(spill, part, Max(nparts, 2));
+
+		for (int i = 0; i < SpillPartitions(split); i++)
+			VerifyPartition(d, split, i, level + 1, v);
+		SpillEnd(split);
+		return;
+	}
+	VerifyInMemory(d, spill, part, v);
+}
+
+/* Step 6: the partitions of grouped pairs this participant claims, checked on their texts */
+void
+DiscoveryVerifyChecks(Discovery *d)
+{
+	Spill	   *groups;
+	Verifier	v = {0};
+	int			part;
+
+	if (d->verify_att <= 0)
+		return;
+	if (d->shared)
+		d->group_partitions = DiscoverySharedGroupPartitions(d);
+	groups = DiscoveryReadSpill(d, "c", d->groups, d->group_partitions, sizeof(TextCheck),
+								DiscoveryGroupPartition);
+	if (d->shared)
+		d->results = DiscoveryWriteSpill(d, "r", 1, sizeof(PairResult), NULL);
+	v.texts = TextsCreate(d);
+	v.first_context = AllocSetContextCreate(CurrentMemoryContext, "ndd discovery first text",
+											ALLOCSET_DEFAULT_SIZES);
+	v.a.slot = table_slot_create(d->rel, NULL);
+	v.b.slot = table_slot_create(d->rel, NULL);
+	while (DiscoveryClaim(d, DISCOVERY_STEP_VERIFY, d->group_partitions, &part))
+		VerifyPartition(d, groups, part, 0, &v);
+	SpillEnd(groups);
+	d->groups = NULL;
+	if (d->results)
+	{
+		SpillEnd(d->results);
+		d->results = NULL;
+	}
+	ExecDropSingleTupleTableSlot(v.a.slot);
+	ExecDropSingleTupleTableSlot(v.b.slot);
+	MemoryContextDelete(v.first_context);
+	MemoryContextDelete(v.texts->context);
 }

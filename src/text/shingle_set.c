@@ -101,6 +101,7 @@ ShingleSetCreate(size_t expected)
 	ShingleSetAllocSlots(set, nslots);
 	set->nslotted = 0;
 	set->has_free_value = false;
+	set->members = NULL;
 	return set;
 }
 
@@ -121,14 +122,14 @@ ShingleSetPlace(uint64 *slots, size_t mask, size_t home, uint64 hash)
 	return true;
 }
 
-/* Double the slots, moving every hash to its slot in the new table. */
+/* Lay the set out again in nslots slots, moving every hash to its slot there. */
 static pg_noinline void
-ShingleSetGrow(ShingleSet *set)
+ShingleSetRelay(ShingleSet *set, size_t nslots)
 {
 	size_t		old_slots = set->mask + 1;
 	uint64	   *old = set->slots;
 
-	ShingleSetAllocSlots(set, old_slots * 2);
+	ShingleSetAllocSlots(set, nslots);
 	for (size_t from = 0; from < old_slots; from += SHINGLE_SET_CHECK_SLOTS)
 	{
 		CHECK_FOR_INTERRUPTS();
@@ -138,6 +139,61 @@ ShingleSetGrow(ShingleSet *set)
 								ShingleSetHome(old[i], set->shift), old[i]);
 	}
 	pfree(old);
+}
+
+/* Double the slots. */
+static void
+ShingleSetGrow(ShingleSet *set)
+{
+	ShingleSetRelay(set, (set->mask + 1) * 2);
+}
+
+/*
+ * Ready a set to be compared many times (discovery's verification): the
+ * fewest slots that keep it at most half full, so that probes into it
+ * read fewer cache lines, and its members in a row, so that probing with
+ * it passes no free slot.  Adding to it afterwards drops the row.
+ */
+void
+ShingleSetFit(ShingleSet *set)
+{
+	size_t		nslots = Max(SHINGLE_SET_MIN_SLOTS, pg_nextpower2_size_t(set->nslotted * 2 + 1));
+	size_t		n = 0;
+
+	if (nslots < set->mask + 1)
+		ShingleSetRelay(set, nslots);
+	if (set->members)
+		pfree(set->members);
+	set->members = palloc_extended(Max(set->nslotted, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
+	for (size_t i = 0; i <= set->mask; i++)
+		if (set->slots[i] != SHINGLE_SET_FREE)
+			set->members[n++] = set->slots[i];
+	Assert(n == set->nslotted);
+}
+
+/* A copy of a set, in the current memory context. */
+ShingleSet *
+ShingleSetCopy(const ShingleSet *set)
+{
+	ShingleSet *copy = palloc(sizeof(ShingleSet));
+
+	*copy = *set;
+	copy->slots = palloc_extended((set->mask + 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
+	memcpy(copy->slots, set->slots, (set->mask + 1) * sizeof(uint64));
+	if (set->members)
+	{
+		copy->members = palloc_extended(Max(set->nslotted, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
+		memcpy(copy->members, set->members, set->nslotted * sizeof(uint64));
+	}
+	return copy;
+}
+
+/* The memory a set takes, about. */
+Size
+ShingleSetBytes(const ShingleSet *set)
+{
+	return sizeof(ShingleSet) + (set->mask + 1) * sizeof(uint64) +
+		(set->members ? set->nslotted * sizeof(uint64) : 0);
 }
 
 /*
@@ -172,6 +228,12 @@ void
 ShingleSetAddBatch(void *arg, const uint64 *hashes, int n)
 {
 	ShingleSet *set = (ShingleSet *) arg;
+
+	if (unlikely(set->members != NULL))
+	{
+		pfree(set->members);
+		set->members = NULL;
+	}
 
 	for (int from = 0; from < n; from += SHINGLE_SET_RUN)
 	{
@@ -216,6 +278,8 @@ ShingleSetContains(const ShingleSet *set, uint64 hash)
 void
 ShingleSetFree(ShingleSet *set)
 {
+	if (set->members)
+		pfree(set->members);
 	pfree(set->slots);
 	pfree(set);
 }
@@ -246,6 +310,25 @@ ShingleSetCountRun(const ShingleSet *set, const uint64 *hashes, int n)
 	return found;
 }
 
+/* ShingleSetCountCommon for a small set whose members are in a row. */
+static bool
+ShingleSetCountMembers(const ShingleSet *small, const ShingleSet *large, size_t max_misses,
+					   size_t looked, size_t found, size_t *common)
+{
+	for (size_t from = 0; from < small->nslotted; from += SHINGLE_SET_RUN)
+	{
+		int			n = (int) Min(small->nslotted - from, SHINGLE_SET_RUN);
+
+		found += ShingleSetCountRun(large, small->members + from, n);
+		looked += n;
+		if (looked - found > max_misses)
+			return false;
+		CHECK_FOR_INTERRUPTS();
+	}
+	*common = found;
+	return true;
+}
+
 /*
  * Count the members of small that large holds into *common, a run of them
  * at a time, unless more than max_misses of them are missing: then stop,
@@ -266,6 +349,8 @@ ShingleSetCountCommon(const ShingleSet *small, const ShingleSet *large,
 		looked++;
 		found += large->has_free_value;
 	}
+	if (small->members)
+		return ShingleSetCountMembers(small, large, max_misses, looked, found, common);
 	for (size_t i = 0; i < nslots; i++)
 	{
 		/* gathered without a branch: free and taken slots come at random */

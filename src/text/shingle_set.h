@@ -27,6 +27,8 @@ typedef struct ShingleSet
 	int			shift;			/* 64 less log2 of the number of slots */
 	size_t		nslotted;		/* hashes in slots */
 	bool		has_free_value; /* SHINGLE_SET_FREE is a member */
+	uint64	   *members;		/* after ShingleSetFit: the slotted hashes in a
+								 * row, to probe with; else NULL */
 } ShingleSet;
 
 /* The number of distinct hashes in the set. */
@@ -40,6 +42,9 @@ extern ShingleSet *ShingleSetCreate(size_t expected);
 extern void ShingleSetAdd(ShingleSet *set, uint64 hash);
 extern void ShingleSetAddBatch(void *arg, const uint64 *hashes, int n);
 extern bool ShingleSetContains(const ShingleSet *set, uint64 hash);
+extern void ShingleSetFit(ShingleSet *set);
+extern ShingleSet *ShingleSetCopy(const ShingleSet *set);
+extern Size ShingleSetBytes(const ShingleSet *set);
 extern void ShingleSetFree(ShingleSet *set);
 
 extern ShingleSet *ShingleSetOfText(const char *text, size_t len,

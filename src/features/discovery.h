@@ -92,8 +92,12 @@ typedef struct DiscoveryRequest
 	int			shingle_size;
 	int32		seed;
 
-	/* progress NOTICEs: message, through the caller (the leader only) */
-	void		(*progress) (void *arg, const char *message);
+	/*
+	 * progress NOTICEs, through the caller (the leader only): the message,
+	 * and the share of the work done by then as the engine's model has it
+	 * (discovery_engine.c), for an estimate of the time left
+	 */
+	void		(*progress) (void *arg, const char *message, double done);
 	void	   *arg;
 } DiscoveryRequest;
 

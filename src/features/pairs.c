@@ -834,11 +834,28 @@ EmitPairs(Pairs *p, Tuplestorestate *out, TupleDesc out_desc)
 				 errdetail("%s", ElapsedText(p))));
 }
 
-/* The engine's progress: a NOTICE with the time so far, as the steps above. */
+/*
+ * The engine's progress: a NOTICE with the time so far, as the steps above,
+ * and until the end the time left, from the share of the work done.
+ */
 static void
-EngineProgress(void *arg, const char *message)
+EngineProgress(void *arg, const char *message, double done)
 {
-	ereport(NOTICE, (errmsg_internal("%s", message), errdetail("%s", ElapsedText((Pairs *) arg))));
+	Pairs	   *p = (Pairs *) arg;
+	long		secs;
+	int			usecs;
+	double		elapsed;
+
+	if (done >= 1.0 || done <= 0.0)
+	{
+		ereport(NOTICE, (errmsg_internal("%s", message), errdetail("%s", ElapsedText(p))));
+		return;
+	}
+	TimestampDifference(p->started, GetCurrentTimestamp(), &secs, &usecs);
+	elapsed = (double) secs + usecs / 1e6;
+	ereport(NOTICE,
+			(errmsg_internal("%s", message),
+			 errdetail("%s, about %.0f s left", ElapsedText(p), ceil(elapsed * (1.0 - done) / done))));
 }
 
 /*

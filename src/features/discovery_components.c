@@ -13,9 +13,10 @@
  * The components come from union-find over the rows (a simplehash from
  * PostgreSQL's template numbers them; union by rank, path halving).  The
  * leader builds it alone, from every participant's pairs: a pair costs
- * nearly constant time, far less than the texts it saves.  When the rows
- * could take more than work_mem it is not built, and each pair's group is
- * its first row: step 6 then reads the pairs in the order of step 4.
+ * nearly constant time, far less than the texts it saves.  When its rows
+ * come to take more than work_mem (about 30 bytes each) it is given up,
+ * and each pair's group is its first row: step 6 then reads the pairs in
+ * the order of step 4.
  */
 #include "postgres.h"
 
@@ -23,12 +24,6 @@
 
 #include "base/hash.h"
 #include "features/discovery.h"
-
-/*
- * Bytes a row takes in the union-find, at most: its hash entry (the table
- * is a power of two and at most 90% full), parent and rank.
- */
-#define ROW_BYTES	(3 * sizeof(RowSlot) + sizeof(uint32) + 1)
 
 /* partitions of step 6 a participant, at least, so that all share the texts */
 #define GROUP_PARTITIONS_EACH	4
@@ -57,7 +52,17 @@ typedef struct RowForest
 	uint32	   *parent;			/* slot -> parent slot (itself at a root) */
 	uint8	   *rank;			/* slot -> rank, at roots */
 	uint32		count;
+	uint32		room;			/* of parent and rank */
+	Size		budget;
+	bool		too_big;		/* it passed the budget: abandoned */
 } RowForest;
+
+/* The bytes the forest takes, about. */
+static Size
+ForestBytes(const RowForest *f)
+{
+	return (Size) f->slots->size * sizeof(RowSlot) + (Size) f->room * (sizeof(uint32) + 1);
+}
 
 /* A row's slot, a root of its own when it is new. */
 static uint32
@@ -68,6 +73,12 @@ SlotOf(RowForest *f, uint64 row)
 
 	if (!found)
 	{
+		if (f->count == f->room)
+		{
+			f->room *= 2;
+			f->parent = repalloc_huge(f->parent, (Size) f->room * sizeof(uint32));
+			f->rank = repalloc_huge(f->rank, f->room);
+		}
 		entry->slot = f->count;
 		f->parent[f->count] = f->count;
 		f->rank[f->count] = 0;
@@ -92,9 +103,13 @@ Union(void *arg, const void *record)
 {
 	RowForest  *f = arg;
 	const TextCheck *check = record;
-	uint32		a = Find(f, SlotOf(f, check->lo));
-	uint32		b = Find(f, SlotOf(f, check->hi));
+	uint32		a;
+	uint32		b;
 
+	if (f->too_big || (f->too_big = ForestBytes(f) > f->budget))
+		return;
+	a = Find(f, SlotOf(f, check->lo));
+	b = Find(f, SlotOf(f, check->hi));
 	if (a == b)
 		return;
 	if (f->rank[a] < f->rank[b])
@@ -159,26 +174,23 @@ DiscoveryGroupChecks(Discovery *d)
 	g.groups = DiscoveryWriteSpill(d, "c", d->group_partitions, sizeof(TextCheck),
 								   DiscoveryGroupPartition);
 
-	/* 1. the components, when every row of the pairs fits work_mem */
-	if (n > 0 && n <= PG_UINT32_MAX / 2 && 2 * n * ROW_BYTES <= d->budget)
-	{
-		forest.slots = rowslots_create(CurrentMemoryContext, (uint32) Min(2 * n, 1024 * 1024), NULL);
-		forest.parent = palloc_extended(2 * n * sizeof(uint32), MCXT_ALLOC_HUGE);
-		forest.rank = palloc_extended(2 * n, MCXT_ALLOC_HUGE);
-		SpillScan(checks, 0, Union, &forest);
+	/* 1. the components, unless their rows would take more than work_mem */
+	forest.budget = d->budget;
+	forest.room = 1024;
+	forest.slots = rowslots_create(CurrentMemoryContext, forest.room, NULL);
+	forest.parent = palloc(forest.room * sizeof(uint32));
+	forest.rank = palloc(forest.room);
+	SpillScan(checks, 0, Union, &forest);
+	if (!forest.too_big)
 		g.forest = &forest;
-	}
 
 	/* 2. each pair with its group, into the partitions step 6 claims */
 	SpillForEach(checks, 0, Regroup, &g);
 	SpillEnd(checks);
 	d->checks = NULL;
-	if (g.forest)
-	{
-		rowslots_destroy(forest.slots);
-		pfree(forest.parent);
-		pfree(forest.rank);
-	}
+	rowslots_destroy(forest.slots);
+	pfree(forest.parent);
+	pfree(forest.rank);
 	if (d->shared)
 	{
 		SpillEnd(g.groups);

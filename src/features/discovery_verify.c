@@ -205,6 +205,10 @@ VerifyInMemory(Discovery *d, Spill *spill, int part, Verifier *v)
 	SortChecks(checks, n);
 	for (uint64 i = 0; i < n; i++)
 	{
+		/* a new group: make room for its sets now rather than amid them */
+		if (i > 0 && checks[i].group != checks[i - 1].group &&
+			v->texts->bytes > v->texts->budget / 2)
+			Forget(v->texts);
 		if (checks[i].lo != first_row)
 		{
 			first_row = checks[i].lo;

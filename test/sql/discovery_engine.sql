@@ -135,6 +135,22 @@ SELECT c.* FROM pg_temp.compare('m128', 0.8, NULL, 'cbody', 'everify') c;
 SET LOCAL work_mem = '64kB';
 SELECT c.* FROM pg_temp.compare('m128', 0.5, NULL, 'body', 'everify') c;
 COMMIT;
+-- verification whose grouping by component would pass work_mem (3,000
+-- rows in pairs): the pairs are checked in the order of their first rows
+CREATE TABLE everify_many AS
+SELECT i AS id, (SELECT string_agg('w' || ((i / 2) * 8 + k), ' ') FROM generate_series(1, 8) k) AS body
+FROM generate_series(0, 2999) i;
+ALTER TABLE everify_many ADD COLUMN m128 minhash;
+UPDATE everify_many SET m128 = minhash_sketch(body);
+BEGIN;
+SET LOCAL work_mem = '64kB';
+SELECT c.* FROM pg_temp.compare('m128', 0.8, NULL, 'body', 'everify_many') c;
+SET LOCAL max_parallel_workers_per_gather = 2;
+SET LOCAL min_parallel_table_scan_size = 0;
+SELECT c.* FROM pg_temp.compare('m128', 0.8, NULL, 'body', 'everify_many') c;
+RESET work_mem;
+SELECT c.* FROM pg_temp.compare('m128', 0.8, NULL, 'body', 'everify_many') c;
+COMMIT;
 -- a worker's error reaches the caller as the leader's would
 BEGIN;
 SET LOCAL max_parallel_workers_per_gather = 2;

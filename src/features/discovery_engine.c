@@ -168,17 +168,15 @@ DiscoveryClose(Discovery *d)
 
 /*
  * The share of the work behind each NOTICE, for the time left: medians of
- * bench/discovery_engine.sh and bench/verify.sh's runs (1M documents of
- * two kinds, 0 and 2 workers; texts of 77 and of 1,500 words).  The first
- * heap pass took about a fifth of the time without verification, the
- * second pass with its spill brought that to three fifths, grouping and
- * scoring the rest.  Verification's texts took from a third of the whole
- * (short texts) to most of it (long ones, each pair's shingles probed):
- * the model takes half, so its first estimates are rough there, and the
- * NOTICE after step 4 says so no better.
+ * four runs at 1M documents (the bench corpus and families of 4, 0 and 2
+ * workers, work_mem 64MB), where the first heap pass ended at 0.14 to 0.31
+ * of the time and the second, with its spill, at 0.41 to 0.60.  With
+ * verify_column the texts took about half the time on the bench corpus's
+ * short texts (bench/verify.sh) and nine tenths on 1,500-word families:
+ * the model takes half, so its estimate is rougher there.
  */
 #define DONE_AFTER_FILTER	0.2
-#define DONE_AFTER_KEYS		0.6
+#define DONE_AFTER_KEYS		0.5
 #define VERIFY_SHARE		0.5
 
 static double

@@ -206,7 +206,8 @@ def children():
 def temp_bytes():
     total = 0
     for top, dirs, files in os.walk(os.path.join(data, "base")):
-        tmp = os.path.basename(top) == "pgsql_tmp"
+        # pgsql_tmp and what is under it (a parallel operation's shared file set)
+        tmp = "pgsql_tmp" in top.split(os.sep)
         for f in files:
             if tmp or (f.startswith("t") and "_" in f):
                 try:

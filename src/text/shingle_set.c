@@ -325,6 +325,9 @@ ShingleSetCountMembers(const ShingleSet *small, const ShingleSet *large, size_t 
 			return false;
 		CHECK_FOR_INTERRUPTS();
 	}
+	/* the free value alone may have missed (no run above then) */
+	if (looked - found > max_misses)
+		return false;
 	*common = found;
 	return true;
 }

@@ -12,6 +12,10 @@
  *   - Texts (bit 0 set): a and b are documents, shingled by word, size
  *     1 + byte 0 / 2 % 5; their sets come from ShingleSetOfText.
  *
+ * Byte 1's two low bits also say which sides are fitted (ShingleSetFit:
+ * fewest slots, members in a row) before the checks, as discovery's
+ * verification fits the sets it probes many times.
+ *
  * Checks: a set holds exactly the distinct hashes sorted and deduplicated
  * (ShingleSetSorted's for texts); ShingleSetJaccard, both ways round, is the
  * Jaccard of the sorted runs to the bit; ShingleSetJaccardReaches says true
@@ -209,6 +213,19 @@ CheckSides(const Sides *x, uint8_t pick)
 	CheckThresholds(x, want, pick);
 }
 
+/* Fit the sides byte 1's low bits name (in fitted, a pointer to it). */
+static const uint8_t *fitted;
+
+static void
+FitSides(void *arg)
+{
+	Sides	   *x = (Sides *) arg;
+
+	for (int s = 0; s < 2; s++)
+		if (*fitted & (1 << s))
+			ShingleSetFit(x->set[s]);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -247,6 +264,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!FuzzTry(BuildSets, &x))
 			FUZZ_FAIL("building the sets failed: %s", fuzz_errmsg);
 	}
+	fitted = &data[1];
+	if (!FuzzTry(FitSides, &x))
+		FUZZ_FAIL("fitting the sets failed: %s", fuzz_errmsg);
 	CheckSides(&x, data[0] >> 1);
 	FuzzReset();
 	for (int s = 0; s < 2; s++)

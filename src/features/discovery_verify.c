@@ -113,9 +113,8 @@ SetOfText(Discovery *d, DiscoveryTexts *texts, TupleTableSlot *slot)
 	len = VARSIZE_ANY_EXHDR(t);
 	if (texts->bpchar)
 		len = bpchartruelen(VARDATA_ANY(t), len);
-	set = ShingleSetOfText(VARDATA_ANY(t), len, &texts->config);
 	/* a text is probed once for each of its pairs: in as few slots as will do */
-	ShingleSetFit(set);
+	set = ShingleSetOfTextFitted(VARDATA_ANY(t), len, &texts->config);
 	if ((Pointer) t != DatumGetPointer(value))
 		pfree(t);
 	return set;

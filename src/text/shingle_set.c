@@ -298,6 +298,74 @@ ShingleSetOfText(const char *text, size_t len, const ShingleConfig *cfg)
 	return set;
 }
 
+/* a text's hashes as the shingler gives them, repeats included */
+typedef struct GatheredHashes
+{
+	uint64	   *hashes;
+	size_t		n;
+	size_t		room;
+} GatheredHashes;
+
+static void
+GatherHashes(void *arg, const uint64 *hashes, int n)
+{
+	GatheredHashes *g = (GatheredHashes *) arg;
+
+	if (g->n + n > g->room)
+	{
+		g->room = Max(g->room * 2, g->n + n);
+		g->hashes = repalloc_huge(g->hashes, g->room * sizeof(uint64));
+	}
+	memcpy(g->hashes + g->n, hashes, n * sizeof(uint64));
+	g->n += n;
+}
+
+/*
+ * A text's set made to be probed many times (discovery's verification), as
+ * ShingleSetOfText and then ShingleSetFit would leave it, in one go: the
+ * hashes are gathered first, so the table starts at its size (up to
+ * SHINGLE_SET_START_MAX, growing past it only for very long texts), and
+ * each hash placed is moved down the same array, which becomes the row of
+ * members.
+ */
+ShingleSet *
+ShingleSetOfTextFitted(const char *text, size_t len, const ShingleConfig *cfg)
+{
+	GatheredHashes g;
+	ShingleSet *set;
+	size_t		m = 0;
+
+	g.room = Max(cfg->unit == SHINGLE_UNIT_CHAR ? len : len / 4, SHINGLE_SET_MIN_SLOTS);
+	g.hashes = palloc_extended(g.room * sizeof(uint64), MCXT_ALLOC_HUGE);
+	g.n = 0;
+	ShingleHashes(text, len, cfg, GatherHashes, &g);
+	set = ShingleSetCreate(Min(g.n, SHINGLE_SET_START_MAX));
+	for (size_t from = 0; from < g.n; from += SHINGLE_SET_RUN)
+	{
+		size_t		end = Min(g.n, from + SHINGLE_SET_RUN);
+
+		CHECK_FOR_INTERRUPTS();
+		while (m + (end - from) > set->mask / 2)
+			ShingleSetGrow(set);
+		for (size_t i = from; i < end; i++)
+		{
+			uint64		hash = g.hashes[i];
+
+			if (unlikely(hash == SHINGLE_SET_FREE))
+			{
+				set->has_free_value = true;
+				continue;
+			}
+			/* m <= i: the hashes still to read lie above */
+			g.hashes[m] = hash;
+			m += ShingleSetPlace(set->slots, set->mask, ShingleSetHome(hash, set->shift), hash);
+		}
+	}
+	set->nslotted = m;
+	set->members = repalloc_huge(g.hashes, Max(m, 1) * sizeof(uint64));
+	return set;
+}
+
 /* How many of n hashes (n <= SHINGLE_SET_RUN, none free) the set holds. */
 static pg_attribute_always_inline size_t
 ShingleSetCountRun(const ShingleSet *set, const uint64 *hashes, int n)

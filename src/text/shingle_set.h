@@ -43,6 +43,8 @@ extern void ShingleSetAdd(ShingleSet *set, uint64 hash);
 extern void ShingleSetAddBatch(void *arg, const uint64 *hashes, int n);
 extern bool ShingleSetContains(const ShingleSet *set, uint64 hash);
 extern void ShingleSetFit(ShingleSet *set);
+extern ShingleSet *ShingleSetOfTextFitted(const char *text, size_t len,
+										  const ShingleConfig *cfg);
 extern ShingleSet *ShingleSetCopy(const ShingleSet *set);
 extern Size ShingleSetBytes(const ShingleSet *set);
 extern void ShingleSetFree(ShingleSet *set);

@@ -13,8 +13,10 @@
  *     1 + byte 0 / 2 % 5; their sets come from ShingleSetOfText.
  *
  * Byte 1's two low bits also say which sides are fitted (ShingleSetFit:
- * fewest slots, members in a row) before the checks, as discovery's
- * verification fits the sets it probes many times.
+ * fewest slots, members in a row) before the checks, and in texts mode its
+ * next two which sides are made fitted from the text
+ * (ShingleSetOfTextFitted), as discovery's verification makes the sets it
+ * probes many times.
  *
  * Checks: a set holds exactly the distinct hashes sorted and deduplicated
  * (ShingleSetSorted's for texts); ShingleSetJaccard, both ways round, is the
@@ -102,6 +104,9 @@ BuildSets(void *arg)
 	}
 }
 
+/* byte 1 of the input, whose low bits choose how sets are fitted */
+static const uint8_t *fitted;
+
 /* Texts mode: each side's set and its sorted run, from the text. */
 static void
 BuildTexts(void *arg)
@@ -112,7 +117,10 @@ BuildTexts(void *arg)
 	{
 		uint64	   *run;
 
-		x->set[s] = ShingleSetOfText(x->doc[s], x->len[s], &x->cfg);
+		/* byte 1's bits 2 and 3: the side's set made fitted from the start */
+		x->set[s] = (*fitted & (4 << s)) ?
+			ShingleSetOfTextFitted(x->doc[s], x->len[s], &x->cfg) :
+			ShingleSetOfText(x->doc[s], x->len[s], &x->cfg);
 		run = ShingleSetSorted(x->doc[s], x->len[s], &x->cfg, &x->nsorted[s]);
 		x->sorted[s] = malloc(Max(x->nsorted[s], 1) * sizeof(uint64));
 		memcpy(x->sorted[s], run, x->nsorted[s] * sizeof(uint64));
@@ -213,9 +221,8 @@ CheckSides(const Sides *x, uint8_t pick)
 	CheckThresholds(x, want, pick);
 }
 
-/* Fit the sides byte 1's low bits name (in fitted, a pointer to it). */
-static const uint8_t *fitted;
 
+/* Fit the sides byte 1's two low bits name. */
 static void
 FitSides(void *arg)
 {
@@ -236,6 +243,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 2)
 		return 0;
 	memset(&x, 0, sizeof(x));
+	fitted = &data[1];
 	rest = size - 2;
 	cut = rest * data[1] / 255;
 	if (data[0] & 1)
@@ -264,7 +272,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!FuzzTry(BuildSets, &x))
 			FUZZ_FAIL("building the sets failed: %s", fuzz_errmsg);
 	}
-	fitted = &data[1];
 	if (!FuzzTry(FitSides, &x))
 		FUZZ_FAIL("fitting the sets failed: %s", fuzz_errmsg);
 	CheckSides(&x, data[0] >> 1);

@@ -38,6 +38,7 @@ extern Oid	TriggerTarget(Trigger *trigger);
 extern ArrayType *MinHashLockTokens(const MinHash *mh, double threshold);
 extern ArrayType *SimHashLockTokens(SimHash v, int max_distance);
 extern void ClaimTokens(Oid nsp, Oid target, ArrayType *tokens);
+extern ArrayType *MergeTokens(ArrayType *a, ArrayType *b);
 extern void LockTokens(Oid target, ArrayType *tokens);
 
 extern Oid *GinIndexesOn(const char *trigger_name, const char *column, const char *schema_name,

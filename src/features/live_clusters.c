@@ -85,16 +85,6 @@ RowId(HeapTuple tuple, Relation rel, int attnum, Oid id_type, int64 *id)
 	return true;
 }
 
-/* Take the near-duplicate tokens of one sketch. */
-static void
-LockSketchTokens(Oid target, Datum sketch, bool simhash, double threshold, int max_distance)
-{
-	ArrayType  *tokens = simhash ? SimHashLockTokens(DatumGetSimHash(sketch), max_distance)
-		: MinHashLockTokens(DatumGetMinHashP(sketch), threshold);
-
-	LockTokens(target, tokens);
-}
-
 /*
  * The statements of one maintaining trigger in this backend, prepared on its
  * first use and again whenever a table they name (or any schema) changes.
@@ -363,6 +353,14 @@ ParseClusterRule(Trigger *trigger, Relation rel, Oid nsp, ClusterRule *rule)
 	rule->ordered = trigger->tgargs[ARG_REPRESENTATIVE_ORDER][0] != '\0';
 }
 
+/* The near-duplicate tokens of one sketch, sorted. */
+static ArrayType *
+SketchTokens(Datum sketch, const ClusterRule *rule)
+{
+	return rule->simhash ? SimHashLockTokens(DatumGetSimHash(sketch), rule->max_distance)
+		: MinHashLockTokens(DatumGetMinHashP(sketch), rule->threshold);
+}
+
 /* The old and the new row's sketches and ids, and what changed. */
 static void
 ReadRowChange(TriggerData *td, const ClusterRule *rule, RowChange *change)
@@ -502,10 +500,18 @@ ndd_maintain_clusters_trigger(PG_FUNCTION_ARGS)
 	/* 1. the tokens every near-duplicate of the old and the new row claims */
 	if (rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP && !change.truncated && change.row_changed)
 	{
-		if (!change.old_null)
-			LockSketchTokens(plans->target, change.old_sketch, rule.simhash, rule.threshold, rule.max_distance);
-		if (!change.new_null)
-			LockSketchTokens(plans->target, change.new_sketch, rule.simhash, rule.threshold, rule.max_distance);
+		/*
+		 * Both rows' tokens in one sorted pass: taken old then new, two
+		 * updates that swap near-duplicates could each hold what the other
+		 * waits for (013_soak.pl met that deadlock)
+		 */
+		ArrayType  *old_tokens = change.old_null ? NULL : SketchTokens(change.old_sketch, &rule);
+		ArrayType  *new_tokens = change.new_null ? NULL : SketchTokens(change.new_sketch, &rule);
+
+		if (old_tokens && new_tokens)
+			LockTokens(plans->target, MergeTokens(old_tokens, new_tokens));
+		else if (old_tokens || new_tokens)
+			LockTokens(plans->target, old_tokens ? old_tokens : new_tokens);
 	}
 	for (int i = 0; i < plans->ngin_indexes; i++)
 		BoundPendingList(plans->gin_indexes[i]);

@@ -463,6 +463,33 @@ LockTokens(Oid target, ArrayType *tokens)
 	}
 }
 
+/* The sorted, distinct tokens of two such arrays, for one pass of LockTokens. */
+ArrayType *
+MergeTokens(ArrayType *a, ArrayType *b)
+{
+	const int32 *x = (const int32 *) ARR_DATA_PTR(a);
+	const int32 *y = (const int32 *) ARR_DATA_PTR(b);
+	int			nx = ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
+	int			ny = ArrayGetNItems(ARR_NDIM(b), ARR_DIMS(b));
+	Datum	   *elems = palloc(Max(nx + ny, 1) * sizeof(Datum));
+	int			i = 0,
+				j = 0,
+				n = 0;
+
+	while (i < nx || j < ny)
+	{
+		int32		next = (j >= ny || (i < nx && x[i] <= y[j])) ? x[i] : y[j];
+
+		if (n == 0 || DatumGetInt32(elems[n - 1]) != next)
+			elems[n++] = Int32GetDatum(next);
+		if (i < nx && x[i] == next)
+			i++;
+		if (j < ny && y[j] == next)
+			j++;
+	}
+	return construct_array(elems, n, INT4OID, sizeof(int32), true, TYPALIGN_INT);
+}
+
 /* A sketch's tokens: its band keys under the banding exact at threshold. */
 ArrayType *
 MinHashLockTokens(const MinHash *mh, double threshold)

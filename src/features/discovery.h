@@ -248,6 +248,9 @@ extern void DiscoveryVerifyChecks(Discovery *d);
 /* partitions for records of width bytes, about total of them, in budget */
 extern int	DiscoveryPartitions(Size budget, double total, Size width);
 
+/* the partition of nparts a value falls in, hashed with salt */
+extern int	DiscoveryPartitionOf(uint64 value, uint64 salt, int nparts);
+
 /* the partition of an entry (by key) and of a candidate (by first row) */
 extern int	DiscoveryEntryPartition(const void *record, int level, int nparts);
 extern int	DiscoveryEdgePartition(const void *record, int level, int nparts);

@@ -145,9 +145,9 @@ int
 DiscoveryGroupPartition(const void *record, int level, int nparts)
 {
 	const TextCheck *check = record;
-	uint64		h = NddHashMix(check->group ^ (UINT64CONST(0x165667B19E3779F9) * (uint64) (level + 1)));
 
-	return (int) (((h >> 32) * (uint64) nparts) >> 32);
+	return DiscoveryPartitionOf(check->group, UINT64CONST(0x165667B19E3779F9) * (uint64) (level + 1),
+								nparts);
 }
 
 /*

@@ -90,14 +90,22 @@ DiscoveryEngineReads(Oid relid, const char *sketch_name, const char *id_name,
 	return *why == NULL;
 }
 
+/* Which of nparts a value falls in: its hash with salt, scaled (no modulo bias). */
+int
+DiscoveryPartitionOf(uint64 value, uint64 salt, int nparts)
+{
+	uint64		h = NddHashMix(value ^ salt);
+
+	return (int) (((h >> 32) * (uint64) nparts) >> 32);
+}
+
 /* An entry's partition: its key's hash, mixed anew at each level. */
 int
 DiscoveryEntryPartition(const void *record, int level, int nparts)
 {
 	const KeyEntry *entry = record;
-	uint64		h = NddHashMix(entry->key ^ (UINT64CONST(0x9E3779B97F4A7C15) * (uint64) level));
 
-	return (int) (((h >> 32) * (uint64) nparts) >> 32);
+	return DiscoveryPartitionOf(entry->key, UINT64CONST(0x9E3779B97F4A7C15) * (uint64) level, nparts);
 }
 
 /* A candidate's partition: its first row's hash, mixed anew at each level. */
@@ -105,9 +113,8 @@ int
 DiscoveryEdgePartition(const void *record, int level, int nparts)
 {
 	const Edge *edge = record;
-	uint64		h = NddHashMix(edge->lo ^ (UINT64CONST(0xC2B2AE3D27D4EB4F) * (uint64) (level + 1)));
 
-	return (int) (((h >> 32) * (uint64) nparts) >> 32);
+	return DiscoveryPartitionOf(edge->lo, UINT64CONST(0xC2B2AE3D27D4EB4F) * (uint64) (level + 1), nparts);
 }
 
 int

@@ -3,6 +3,7 @@ EXTENSION = ndd
 MODULE_big = ndd
 OBJS = \
 	src/ndd.o \
+	src/base/radix_sort.o \
 	src/base/sort_uint64.o \
 	src/base/toast_read.o \
 	src/base/sketch_column.o \
@@ -37,6 +38,8 @@ OBJS = \
 	src/features/pairs.o \
 	src/features/discovery_engine.o \
 	src/features/discovery_scan.o \
+	src/features/discovery_count.o \
+	src/features/discovery_summaries.o \
 	src/features/discovery_group.o \
 	src/features/discovery_pairs.o \
 	src/features/discovery_parallel.o \

@@ -22,6 +22,14 @@
 /* records read per chunk */
 #define SPILL_CHUNK_RECORDS 4096
 
+/*
+ * Bytes a partition gathers before they go to its file, at most.  A record
+ * goes to any of hundreds of partitions: written one by one, each would
+ * touch a cold file buffer; gathered, a few cache lines a partition stay
+ * warm and each file takes a run of records at once.
+ */
+#define SPILL_STAGE_BYTES	512
+
 struct Spill
 {
 	int			nparts;
@@ -36,6 +44,9 @@ struct Spill
 	bool	   *opened;			/* shared reader: the part's files are open */
 	uint64	   *counts;
 	uint64		total;
+	int			stage_records;	/* per partition */
+	char	   *stage;			/* [part * stage_records], made on first add */
+	int		   *staged;			/* records in each part's stage */
 };
 
 static Spill *
@@ -52,6 +63,7 @@ NewSpill(int nparts, int nsources, Size width, SpillPartitionOf partition_of, in
 	spill->context = CurrentMemoryContext;
 	spill->files = palloc0((Size) nparts * nsources * sizeof(BufFile *));
 	spill->counts = palloc0(nparts * sizeof(uint64));
+	spill->stage_records = (int) Max(1, SPILL_STAGE_BYTES / width);
 	return spill;
 }
 
@@ -97,15 +109,14 @@ SpillPartitions(const Spill *spill)
 	return spill->nparts;
 }
 
-void
-SpillAdd(Spill *spill, const void *record)
+/* A writer's gathered records of one part into its file (made if need be). */
+static void
+FlushPart(Spill *spill, int part)
 {
-	int			part = spill->nparts == 1 ? 0 :
-		spill->partition_of(record, spill->level, spill->nparts);
-
+	if (spill->staged == NULL || spill->staged[part] == 0)
+		return;
 	if (spill->files[part] == NULL)
 	{
-		/* the caller may add from a context reset after each row */
 		MemoryContext caller = MemoryContextSwitchTo(spill->context);
 
 		spill->files[part] = spill->fileset ?
@@ -113,8 +124,28 @@ SpillAdd(Spill *spill, const void *record)
 			BufFileCreateTemp(false);
 		MemoryContextSwitchTo(caller);
 	}
-	/* PostgreSQL 15 declares the buffer without const */
-	BufFileWrite(spill->files[part], unconstify(void *, record), spill->width);
+	BufFileWrite(spill->files[part], spill->stage + (Size) part * spill->stage_records * spill->width,
+				 (Size) spill->staged[part] * spill->width);
+	spill->staged[part] = 0;
+}
+
+void
+SpillAdd(Spill *spill, const void *record)
+{
+	int			part = spill->nparts == 1 ? 0 :
+		spill->partition_of(record, spill->level, spill->nparts);
+
+	if (spill->stage == NULL)
+	{
+		/* the caller may add from a context reset after each row */
+		spill->stage = MemoryContextAlloc(spill->context,
+										  (Size) spill->nparts * spill->stage_records * spill->width);
+		spill->staged = MemoryContextAllocZero(spill->context, spill->nparts * sizeof(int));
+	}
+	memcpy(spill->stage + ((Size) part * spill->stage_records + spill->staged[part]) * spill->width,
+		   record, spill->width);
+	if (++spill->staged[part] == spill->stage_records)
+		FlushPart(spill, part);
 	spill->counts[part]++;
 	spill->total++;
 }
@@ -157,6 +188,8 @@ SpillTotal(const Spill *spill)
 void
 SpillEndWriting(Spill *spill)
 {
+	for (int part = 0; part < spill->nparts; part++)
+		FlushPart(spill, part);
 	for (int i = 0; i < spill->nparts * spill->nsources; i++)
 	{
 		if (spill->files[i] != NULL)
@@ -224,6 +257,9 @@ SpillTake(Spill *spill, int part, uint64 *nrecords)
 	char	   *records = palloc_extended(Max(n, 1) * spill->width, MCXT_ALLOC_HUGE);
 	uint64		done = 0;
 
+	/* a private spill is read by its writer: what it gathered goes first */
+	FlushPart(spill, part);
+
 	for (int s = 0; s < spill->nsources; s++)
 	{
 		uint64		m = FileRecords(spill, part, s);
@@ -244,6 +280,7 @@ SpillScan(Spill *spill, int part, void (*visit) (void *arg, const void *record),
 	char	   *chunk = palloc(SPILL_CHUNK_RECORDS * spill->width);
 
 	(void) SpillRecords(spill, part);
+	FlushPart(spill, part);
 	for (int s = 0; s < spill->nsources; s++)
 	{
 		BufFile    *file = spill->files[part * spill->nsources + s];
@@ -301,11 +338,16 @@ SpillEnd(Spill *spill)
 			DropPart(spill, part);
 	pfree(spill->files);
 	pfree(spill->counts);
+	if (spill->stage)
+	{
+		pfree(spill->stage);
+		pfree(spill->staged);
+	}
 	pfree(spill);
 }
 
 int
 SpillMaxPartitions(Size budget)
 {
-	return (int) Max(1, Min(budget / 4 / BLCKSZ, 4096));
+	return (int) Max(1, Min(budget / 4 / (BLCKSZ + SPILL_STAGE_BYTES), 4096));
 }

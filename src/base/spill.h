@@ -60,7 +60,7 @@ extern Spill *SpillSplit(Spill *spill, int part, int nparts);
 
 extern void SpillEnd(Spill *spill);
 
-/* partitions whose file buffers take at most a quarter of budget bytes */
+/* partitions whose file buffers and gathered records take at most a quarter of budget bytes */
 extern int	SpillMaxPartitions(Size budget);
 
 #endif							/* NDD_SPILL_H */

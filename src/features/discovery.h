@@ -5,25 +5,33 @@
  *		temporary tables (pairs.c keeps those for what the engine does not
  *		read: tables across shards, views, row security, verification).
  *
- *	1. filter scan: every row's bucket keys into the key filter
- *	   (key_filter.h), and every sketch checked to be made like the first;
- *	2. key scan: each row's keys that may collide, with its heap position
- *	   and the summary of its sketch, into partitions by key (spill.h);
- *	3. grouping: each partition sorted in memory, and the rows of each key
+ *	1. key scan: every row's bucket keys with its heap position, into
+ *	   partitions by key (spill.h), and every sketch checked to be made
+ *	   like the first;
+ *	2. counting: each partition sorted, each key's rows counted exactly,
+ *	   and the keys that more than one row holds, with their counts, into
+ *	   partitions by heap position;
+ *	3. summaries: those partitions in heap order, each row fetched once
+ *	   for the summary of its sketch, its most frequent keys left out as
+ *	   prefix filtering allows, the rest into partitions by key;
+ *	4. grouping: each partition sorted in memory, and the rows of each key
  *	   paired when their summaries are close enough, into partitions of
  *	   candidate pairs;
- *	4. scoring: each partition's pairs sorted, each pair once, its two
+ *	5. scoring: each partition's pairs sorted, each pair once, its two
  *	   rows fetched by heap position and scored as the SQL path scores them;
  *	with verify_column, the pairs that pass on their sketches then go on:
- *	5. components: those pairs grouped by connected component (the leader
+ *	6. components: those pairs grouped by connected component (the leader
  *	   alone), so that a family's texts are read together;
- *	6. verification: each group's texts shingled once, each pair's exact
+ *	7. verification: each group's texts shingled once, each pair's exact
  *	   Jaccard resemblance from them.
  *
  * A row is known by its heap position (TID) under one snapshot: it needs
  * no index on the id, and sorts like the heap.  Memory is bounded by
- * work_mem: the filter is sized as ndd_colliding_keys sizes it, and a
- * partition that would not fit is split again before it is read.
+ * work_mem: a partition that would not fit is split again before it is
+ * read.  Counting by sorting is exact at any size, where a filter of keys
+ * seen twice, held to work_mem, lets more and more single keys through as
+ * the table grows (the SQL path's, key_filter.c); and a row's summary,
+ * four times the size of a key, is spilled only for its shared keys.
  */
 #ifndef NDD_DISCOVERY_H
 #define NDD_DISCOVERY_H
@@ -38,16 +46,27 @@
 
 #include "base/spill.h"
 #include "keys/bucket_keys.h"
-#include "keys/key_filter.h"
 
 /* the engine's steps, in order; a parallel operation's barrier phases */
-#define DISCOVERY_STEP_FILTER	0
-#define DISCOVERY_STEP_KEYS		1
-#define DISCOVERY_STEP_GROUP	2
-#define DISCOVERY_STEP_SCORE	3
-#define DISCOVERY_STEP_COMPONENTS	4
-#define DISCOVERY_STEP_VERIFY	5
-#define DISCOVERY_STEPS			6
+#define DISCOVERY_STEP_KEYS		0
+#define DISCOVERY_STEP_COUNT	1
+#define DISCOVERY_STEP_SUMMARIES	2
+#define DISCOVERY_STEP_GROUP	3
+#define DISCOVERY_STEP_SCORE	4
+#define DISCOVERY_STEP_COMPONENTS	5
+#define DISCOVERY_STEP_VERIFY	6
+#define DISCOVERY_STEPS			7
+
+/* what the steps count, for the NOTICEs (each participant its own) */
+typedef enum DiscoveryCount
+{
+	COUNT_ROWS,					/* step 1: rows with a sketch and an id */
+	COUNT_KEYS,					/* step 1: their keys */
+	COUNT_KEPT,					/* step 3: keys shared, less the most frequent */
+	COUNT_CANDIDATES,			/* step 5 */
+	COUNT_PAIRS,				/* step 5, or 7 with verification */
+	DISCOVERY_COUNTS
+} DiscoveryCount;
 
 /* ndd.discovery_path: which path near_duplicate_pairs takes */
 typedef enum DiscoveryPath
@@ -77,8 +96,8 @@ typedef struct DiscoveryRequest
 	double		lower;
 	int			max_distance;
 	int			drop_frequent;	/* each row's most frequent keys left out */
-	int64		expected_keys;	/* the filter's size, as the SQL path sizes it */
-	int64		expected_rows;	/* the rows it was sized for, for progress */
+	int64		expected_keys;	/* about how many keys, to size partitions */
+	int64		expected_rows;
 
 	/* verification: the text column, shingled so, and the exact threshold */
 	const char *verify_name;	/* NULL: the estimate decides */
@@ -120,12 +139,15 @@ typedef struct Discovery
 	/* parallel: the shared state, this participant's number (leader 0) */
 	DiscoveryShared *shared;
 	int			participant;
-	ParallelTableScanDesc scans[2]; /* steps 1 and 2 */
+	ParallelTableScanDesc scan; /* step 1's */
 	int			next_part;		/* serially: the next partition to take */
 
-	KeyFilterState *filter;
+	BlockNumber nblocks;		/* the heap's, split into ranges in step 2 */
 	Size		entry_width;	/* a KeyEntry with its summary */
-	int			partitions;
+	int			partitions;		/* of row keys, entries and candidates */
+	int			range_partitions;	/* of shared keys, by heap range */
+	Spill	   *row_keys;		/* of RowKey, by key */
+	Spill	   *shared_keys;	/* of SharedKey, by heap range */
 	Spill	   *entries;		/* of KeyEntry, by key */
 	Spill	   *edges;			/* of Edge, by first row */
 	Spill	   *checks;			/* verification: of TextCheck, to group */
@@ -133,15 +155,29 @@ typedef struct Discovery
 	int			group_partitions;	/* of groups */
 	Spill	   *results;		/* parallel: of PairResult, for the leader */
 
-	int64		kept_keys;		/* keys that may be shared */
-	int64		candidates;
-	int64		pairs;
+	int64		counts[DISCOVERY_COUNTS];	/* this participant's */
 
 	Tuplestorestate *out;
 	TupleDesc	out_desc;
 } Discovery;
 
-/* one key of one row, as spilled in step 2 */
+/* one key of one row, as spilled in step 1 */
+typedef struct RowKey
+{
+	uint64		key;
+	uint64		row;			/* the row's TID, packed */
+} RowKey;
+
+/* a key more than one row holds, as spilled in step 2: which row, how many */
+typedef struct SharedKey
+{
+	uint64		row;
+	uint64		key;
+	uint32		count;			/* rows holding the key */
+	uint32		range;			/* the partition of the row's heap range */
+} SharedKey;
+
+/* one kept key of one row with the row's summary, as spilled in step 3 */
 typedef struct KeyEntry
 {
 	uint64		key;
@@ -213,7 +249,7 @@ extern void DiscoveryOpen(Discovery *d, const DiscoveryRequest *req);
 extern void DiscoveryClose(Discovery *d);
 extern void DiscoveryStep(Discovery *d, int step);
 extern void DiscoveryRunSerial(Discovery *d);
-extern void DiscoveryReport(Discovery *d, int step, int64 kept_keys, int64 candidates, int64 pairs);
+extern void DiscoveryReport(Discovery *d, int step);
 extern void DiscoveryMixedSketches(const char *column, const char *relation, const char *detail);
 
 /* discovery_parallel.c */
@@ -223,27 +259,46 @@ extern void DiscoveryShareGroupPartitions(Discovery *d);
 extern int	DiscoverySharedGroupPartitions(Discovery *d);
 extern void DiscoveryRunParallel(Discovery *d, int nworkers);
 extern bool DiscoveryClaim(Discovery *d, int step, int nparts, int *part);
-extern void DiscoveryEndStep(Discovery *d);
+extern int64 DiscoveryTotal(Discovery *d, DiscoveryCount which);
 
-/* discovery_scan.c: steps 1 and 2 */
-extern void DiscoveryFilterScan(Discovery *d);
+/* discovery_scan.c: step 1 */
 extern void DiscoveryKeyScan(Discovery *d);
 
-/* discovery_group.c: step 3 */
+/* discovery_count.c: step 2 */
+extern void DiscoveryCountKeys(Discovery *d);
+extern int	DiscoveryRangePartitions(Discovery *d);
+
+/* discovery_summaries.c: step 3 */
+extern void DiscoverySummaries(Discovery *d);
+
+/* discovery_group.c: step 4 */
 extern void DiscoveryGroupKeys(Discovery *d);
 
-/* discovery_pairs.c: step 4, and the answer's pairs */
+/* discovery_pairs.c: step 5, and the answer's pairs */
 extern void DiscoveryScorePairs(Discovery *d);
 extern void DiscoveryFetch(Discovery *d, uint64 row, FetchedRow *r);
 extern void DiscoveryAnswer(Discovery *d, int64 id_a, int64 id_b, double similarity,
 							int32 distance, bool distance_null);
 
-/* discovery_components.c: step 5 */
+/* discovery_components.c: step 6 */
 extern void DiscoveryGroupChecks(Discovery *d);
 extern int	DiscoveryGroupPartition(const void *record, int level, int nparts);
 
-/* discovery_verify.c: step 6 */
+/* discovery_verify.c: step 7 */
 extern void DiscoveryVerifyChecks(Discovery *d);
+
+/*
+ * Partition part of spill, split again while its records, need bytes each
+ * in memory, would not fit budget (at most DISCOVERY_MAX_SPLITS times: a
+ * key's records are never split, so one key of a great many rows is read
+ * whole), each piece then given to process.
+ */
+#define DISCOVERY_MAX_SPLITS	4
+
+typedef void (*DiscoveryInMemory) (Discovery *d, Spill *spill, int part, void *arg);
+
+extern void DiscoveryFitPartition(Discovery *d, Spill *spill, int part, Size need, Size budget,
+								  DiscoveryInMemory process, void *arg);
 
 /* partitions for records of width bytes, about total of them, in budget */
 extern int	DiscoveryPartitions(Size budget, double total, Size width);
@@ -255,8 +310,12 @@ extern int	DiscoveryPartitionOf(uint64 value, uint64 salt, int nparts);
 extern int	DiscoveryEntryPartition(const void *record, int level, int nparts);
 extern int	DiscoveryEdgePartition(const void *record, int level, int nparts);
 
+/* a shared key's partition: its heap range */
+extern int	DiscoverySharedKeyPartition(const void *record, int level, int nparts);
+
 /*
- * A spill of kind ("e" entries, "g" candidates, "r" results) this
+ * A spill of kind ("k" row keys, "s" shared keys, "e" entries, "g"
+ * candidates, "v" checks, "r" results) this
  * participant writes, and the spill of that kind every participant wrote,
  * to read (serially: written itself).
  */

@@ -1,13 +1,13 @@
 /*
  * discovery_components.c
- *		Step 5 of the discovery engine, with verify_column (discovery.h): the
+ *		Step 6 of the discovery engine, with verify_column (discovery.h): the
  *		pairs that passed on their sketches, grouped by connected component
- *		of their rows, for step 6 to check a group's pairs together.
+ *		of their rows, for step 7 to check a group's pairs together.
  *
  * A family of near-duplicates spreads over the heap, so in the order of
  * their first rows its pairs lie far apart, and a text would be read and
  * shingled again for nearly every pair it is in.  Grouped by component,
- * the pairs of a family come one after the other and step 6's cache
+ * the pairs of a family come one after the other and step 7's cache
  * holds each text's shingles for all of them.
  *
  * The components come from union-find over the rows (a simplehash from
@@ -15,8 +15,8 @@
  * leader builds it alone, from every participant's pairs: a pair costs
  * nearly constant time, far less than the texts it saves.  When its rows
  * come to take more than work_mem (about 30 bytes each) it is given up,
- * and each pair's group is its first row: step 6 then reads the pairs in
- * the order of step 4.
+ * and each pair's group is its first row: step 7 then reads the pairs in
+ * the order of step 5.
  */
 #include "postgres.h"
 
@@ -25,7 +25,7 @@
 #include "base/hash.h"
 #include "features/discovery.h"
 
-/* partitions of step 6 a participant, at least, so that all share the texts */
+/* partitions of step 7 a participant, at least, so that all share the texts */
 #define GROUP_PARTITIONS_EACH	4
 
 typedef struct RowSlot
@@ -122,7 +122,7 @@ Union(void *arg, const void *record)
 	}
 }
 
-/* what step 5 passes to each pair it writes out */
+/* what step 6 passes to each pair it writes out */
 typedef struct Grouping
 {
 	RowForest  *forest;			/* NULL: each pair's group is its first row */
@@ -151,7 +151,7 @@ DiscoveryGroupPartition(const void *record, int level, int nparts)
 }
 
 /*
- * Step 5 (the leader, or the backend alone): every participant's pairs to
+ * Step 6 (the leader, or the backend alone): every participant's pairs to
  * check, with their groups, into partitions by group.  The other
  * participants write nothing.
  */
@@ -184,7 +184,7 @@ DiscoveryGroupChecks(Discovery *d)
 	if (!forest.too_big)
 		g.forest = &forest;
 
-	/* 2. each pair with its group, into the partitions step 6 claims */
+	/* 2. each pair with its group, into the partitions step 7 claims */
 	SpillForEach(checks, 0, Regroup, &g);
 	SpillEnd(checks);
 	d->checks = NULL;

@@ -1,7 +1,7 @@
 /*
  * discovery_engine.c
  *		The discovery engine's driver (discovery.h): whether it can read a
- *		table, and its four steps in order within work_mem.
+ *		table, and its steps in order within work_mem.
  */
 #include "postgres.h"
 
@@ -12,6 +12,7 @@
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
+#include "storage/bufmgr.h"
 #include "utils/acl.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -117,6 +118,33 @@ DiscoveryEdgePartition(const void *record, int level, int nparts)
 	return DiscoveryPartitionOf(edge->lo, UINT64CONST(0xC2B2AE3D27D4EB4F) * (uint64) (level + 1), nparts);
 }
 
+static void
+FitPartition(Discovery *d, Spill *spill, int part, int level, Size need, Size budget,
+			 DiscoveryInMemory process, void *arg)
+{
+	uint64		n = SpillRecords(spill, part);
+
+	CHECK_FOR_INTERRUPTS();
+	if (n * need > budget && level < DISCOVERY_MAX_SPLITS)
+	{
+		int			nparts = DiscoveryPartitions(budget, (double) n, need);
+		Spill	   *split = SpillSplit(spill, part, Max(nparts, 2));
+
+		for (int i = 0; i < SpillPartitions(split); i++)
+			FitPartition(d, split, i, level + 1, need, budget, process, arg);
+		SpillEnd(split);
+		return;
+	}
+	process(d, spill, part, arg);
+}
+
+void
+DiscoveryFitPartition(Discovery *d, Spill *spill, int part, Size need, Size budget,
+					  DiscoveryInMemory process, void *arg)
+{
+	FitPartition(d, spill, part, 0, need, budget, process, arg);
+}
+
 int
 DiscoveryPartitions(Size budget, double total, Size width)
 {
@@ -160,7 +188,8 @@ DiscoveryOpen(Discovery *d, const DiscoveryRequest *req)
 	d->row_context = AllocSetContextCreate(CurrentMemoryContext, "ndd discovery row",
 										   ALLOCSET_DEFAULT_SIZES);
 	d->entry_width = offsetof(KeyEntry, summary) + d->keys.summary_words * sizeof(uint64);
-	/* partitions for the keys the filter was sized for, at most */
+	d->nblocks = RelationGetNumberOfBlocks(d->rel);
+	/* partitions for about the keys the SQL path would size its filter for */
 	d->partitions = DiscoveryPartitions(d->budget, (double) Max(req->expected_keys, 1),
 										d->entry_width);
 }
@@ -182,8 +211,8 @@ DiscoveryClose(Discovery *d)
  * short texts (bench/verify.sh) and nine tenths on 1,500-word families:
  * the model takes half, so its estimate is rougher there.
  */
-#define DONE_AFTER_FILTER	0.2
-#define DONE_AFTER_KEYS		0.5
+#define DONE_AFTER_KEYS		0.2
+#define DONE_AFTER_SUMMARIES	0.5
 #define VERIFY_SHARE		0.5
 
 static double
@@ -193,10 +222,10 @@ Done(Discovery *d, int step)
 
 	switch (step)
 	{
-		case DISCOVERY_STEP_FILTER:
-			return DONE_AFTER_FILTER * sketches;
 		case DISCOVERY_STEP_KEYS:
 			return DONE_AFTER_KEYS * sketches;
+		case DISCOVERY_STEP_SUMMARIES:
+			return DONE_AFTER_SUMMARIES * sketches;
 		case DISCOVERY_STEP_SCORE:
 			return sketches;
 		default:
@@ -206,37 +235,37 @@ Done(Discovery *d, int step)
 
 /* The leader's NOTICE after a step, with the counts of every participant. */
 void
-DiscoveryReport(Discovery *d, int step, int64 kept_keys, int64 candidates, int64 pairs)
+DiscoveryReport(Discovery *d, int step)
 {
 	const DiscoveryRequest *req = d->req;
 	double		done = Done(d, step);
 	bool		verify = d->verify_att > 0;
+	char	   *message = NULL;
 
 	if (req->progress == NULL)
 		return;
 	switch (step)
 	{
-		case DISCOVERY_STEP_FILTER:
-			req->progress(req->arg,
-						  psprintf("ndd: 1/4 keys counted, in a filter of %d kB for about " INT64_FORMAT " rows",
-								   (int) (KeyFilterBytes(d->filter) / 1024), req->expected_rows),
-						  done);
-			break;
 		case DISCOVERY_STEP_KEYS:
-			req->progress(req->arg, psprintf("ndd: 2/4 " INT64_FORMAT " keys may be shared", kept_keys),
-						  done);
+			message = psprintf("ndd: 1/4 " INT64_FORMAT " keys of " INT64_FORMAT " rows",
+							   DiscoveryTotal(d, COUNT_KEYS), DiscoveryTotal(d, COUNT_ROWS));
+			break;
+		case DISCOVERY_STEP_SUMMARIES:
+			message = psprintf("ndd: 2/4 " INT64_FORMAT " keys shared", DiscoveryTotal(d, COUNT_KEPT));
 			break;
 		case DISCOVERY_STEP_SCORE:
-			req->progress(req->arg, psprintf("ndd: 3/4 " INT64_FORMAT " candidate pairs", candidates),
-						  done);
+			req->progress(req->arg, psprintf("ndd: 3/4 " INT64_FORMAT " candidate pairs",
+											 DiscoveryTotal(d, COUNT_CANDIDATES)), done);
 			if (!verify)
-				req->progress(req->arg, psprintf("ndd: 4/4 " INT64_FORMAT " pairs", pairs), done);
+				message = psprintf("ndd: 4/4 " INT64_FORMAT " pairs", DiscoveryTotal(d, COUNT_PAIRS));
 			break;
 		case DISCOVERY_STEP_VERIFY:
 			if (verify)
-				req->progress(req->arg, psprintf("ndd: 4/4 " INT64_FORMAT " pairs", pairs), done);
+				message = psprintf("ndd: 4/4 " INT64_FORMAT " pairs", DiscoveryTotal(d, COUNT_PAIRS));
 			break;
 	}
+	if (message)
+		req->progress(req->arg, message, done);
 }
 
 /* One step of this participant's share of the work. */
@@ -246,28 +275,32 @@ DiscoveryStep(Discovery *d, int step)
 	d->next_part = 0;
 	switch (step)
 	{
-		case DISCOVERY_STEP_FILTER:
-			/* 1. which keys occur more than once, and the sketches' settings */
-			DiscoveryFilterScan(d);
-			break;
 		case DISCOVERY_STEP_KEYS:
-			/* 2. the keys that may collide, with their rows, by key */
+			/* 1. every row's keys, by key, and the sketches' settings */
 			DiscoveryKeyScan(d);
 			break;
+		case DISCOVERY_STEP_COUNT:
+			/* 2. each key's rows counted; the shared ones by heap range */
+			DiscoveryCountKeys(d);
+			break;
+		case DISCOVERY_STEP_SUMMARIES:
+			/* 3. rows with shared keys, fetched in heap order, summarized */
+			DiscoverySummaries(d);
+			break;
 		case DISCOVERY_STEP_GROUP:
-			/* 3. rows that share a kept key, and whose summaries pass */
+			/* 4. rows that share a kept key, and whose summaries pass */
 			DiscoveryGroupKeys(d);
 			break;
 		case DISCOVERY_STEP_SCORE:
-			/* 4. each candidate once, scored */
+			/* 5. each candidate once, scored */
 			DiscoveryScorePairs(d);
 			break;
 		case DISCOVERY_STEP_COMPONENTS:
-			/* 5. with verification: the pairs that passed, by component */
+			/* 6. with verification: the pairs that passed, by component */
 			DiscoveryGroupChecks(d);
 			break;
 		case DISCOVERY_STEP_VERIFY:
-			/* 6. with verification: each pair checked on its texts */
+			/* 7. with verification: each pair checked on its texts */
 			DiscoveryVerifyChecks(d);
 			break;
 	}
@@ -277,14 +310,10 @@ DiscoveryStep(Discovery *d, int step)
 void
 DiscoveryRunSerial(Discovery *d)
 {
-	d->filter = KeyFilterCreate(d->req->expected_keys);
 	for (int step = 0; step < DISCOVERY_STEPS; step++)
 	{
 		DiscoveryStep(d, step);
-		DiscoveryReport(d, step, d->kept_keys, d->candidates, d->pairs);
-		/* the filter's memory goes to the partitions of the steps after */
-		if (step == DISCOVERY_STEP_KEYS)
-			KeyFilterFree(d->filter);
+		DiscoveryReport(d, step);
 	}
 }
 
@@ -303,7 +332,7 @@ DiscoveryEngineRun(const DiscoveryRequest *req, Tuplestorestate *out, TupleDesc 
 		DiscoveryRunParallel(&d, nworkers);
 	else
 		DiscoveryRunSerial(&d);
-	pairs = (uint64) d.pairs;
+	pairs = (uint64) DiscoveryTotal(&d, COUNT_PAIRS);
 	DiscoveryClose(&d);
 	return pairs;
 }

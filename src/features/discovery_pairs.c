@@ -1,17 +1,17 @@
 /*
  * discovery_pairs.c
- *		Step 4 of the discovery engine (discovery.h): each candidate pair
+ *		Step 5 of the discovery engine (discovery.h): each candidate pair
  *		once, its rows fetched by heap position and scored.
  *
  * A partition of candidates holds every pair of its first rows, so sorted
  * by (first row, second row) each pair's copies (one per shared key) lie
  * together and each first row's partners follow it: the first row is
  * fetched once, each partner once per pair.  Both rows are read under the
- * engine's snapshot, so they are the versions steps 1 and 2 saw.  The
+ * engine's snapshot, so they are the versions steps 1 and 3 saw.  The
  * pair is reported as the SQL path reports it: ids in order, a pair of
  * rows with one id never, the score of the kind's functions.  With
  * verification a pair that passes is not reported yet but kept, by its
- * rows, for steps 5 and 6 (discovery_components.c, discovery_verify.c).
+ * rows, for steps 6 and 7 (discovery_components.c, discovery_verify.c).
  */
 #include "postgres.h"
 
@@ -22,21 +22,19 @@
 #include "utils/memutils.h"
 
 #include "base/sketch_column.h"
+#include "base/radix_sort.h"
 #include "features/discovery.h"
 
-/* splits of one partition, at most, before it is read as it is */
-#define PAIRS_MAX_LEVEL		4
+/* Candidates sorted by (lo, hi): by hi, then stably by lo. */
+static void
+SortEdges(Edge *edges, uint64 n)
+{
+	char	   *scratch = palloc_extended(Max(n, 1) * sizeof(Edge), MCXT_ALLOC_HUGE);
 
-#define ST_SORT SortEdges
-#define ST_ELEMENT_TYPE Edge
-#define ST_COMPARE(a, b) \
-	((a)->lo != (b)->lo ? ((a)->lo > (b)->lo) - ((a)->lo < (b)->lo) : \
-	 ((a)->hi > (b)->hi) - ((a)->hi < (b)->hi))
-#define ST_CHECK_FOR_INTERRUPTS
-#define ST_SCOPE static
-#define ST_DECLARE
-#define ST_DEFINE
-#include "lib/sort_template.h"
+	RadixSortRecords((char *) edges, scratch, n, sizeof(Edge), offsetof(Edge, hi));
+	RadixSortRecords((char *) edges, scratch, n, sizeof(Edge), offsetof(Edge, lo));
+	pfree(scratch);
+}
 
 /* Fetch the row at a packed position, as the engine's snapshot sees it. */
 void
@@ -81,7 +79,7 @@ DiscoveryAnswer(Discovery *d, int64 id_a, int64 id_b, double similarity, int32 d
 		values[3] = Int32GetDatum(distance);
 		tuplestore_putvalues(d->out, d->out_desc, values, nulls);
 	}
-	d->pairs++;
+	d->counts[COUNT_PAIRS]++;
 }
 
 /*
@@ -120,8 +118,10 @@ ScorePair(Discovery *d, const FetchedRow *a, const FetchedRow *b, uint64 lo, uin
 
 /* One partition that fits: sorted, each pair once, scored. */
 static void
-ScoreInMemory(Discovery *d, Spill *spill, int part, FetchedRow *a, FetchedRow *b)
+ScoreInMemory(Discovery *d, Spill *spill, int part, void *arg)
 {
+	FetchedRow *a = &((FetchedRow *) arg)[0];
+	FetchedRow *b = &((FetchedRow *) arg)[1];
 	uint64		n;
 	Edge	   *edges = (Edge *) SpillTake(spill, part, &n);
 	uint64		fetched_lo = PG_UINT64_MAX;
@@ -131,7 +131,7 @@ ScoreInMemory(Discovery *d, Spill *spill, int part, FetchedRow *a, FetchedRow *b
 	{
 		if (i > 0 && edges[i].lo == edges[i - 1].lo && edges[i].hi == edges[i - 1].hi)
 			continue;
-		d->candidates++;
+		d->counts[COUNT_CANDIDATES]++;
 		if (edges[i].lo != fetched_lo)
 		{
 			CHECK_FOR_INTERRUPTS();
@@ -147,47 +147,26 @@ ScoreInMemory(Discovery *d, Spill *spill, int part, FetchedRow *a, FetchedRow *b
 	pfree(edges);
 }
 
-/* One partition: split again while it does not fit, then scored. */
-static void
-ScorePartition(Discovery *d, Spill *spill, int part, int level, FetchedRow *a, FetchedRow *b)
-{
-	uint64		n = SpillRecords(spill, part);
-
-	CHECK_FOR_INTERRUPTS();
-	if (n * sizeof(Edge) > d->budget && level < PAIRS_MAX_LEVEL)
-	{
-		int			nparts = DiscoveryPartitions(d->budget, (double) n, sizeof(Edge));
-		Spill	   *split = SpillSplit(spill, part, Max(nparts, 2));
-
-		for (int i = 0; i < SpillPartitions(split); i++)
-			ScorePartition(d, split, i, level + 1, a, b);
-		SpillEnd(split);
-		return;
-	}
-	ScoreInMemory(d, spill, part, a, b);
-}
-
 /*
- * Step 4: the partitions of candidates this participant claims, scored;
- * with verification, those that pass kept for step 5.
+ * Step 5: the partitions of candidates this participant claims, scored;
+ * with verification, those that pass kept for step 6.
  */
 void
 DiscoveryScorePairs(Discovery *d)
 {
 	Spill	   *edges = DiscoveryReadSpill(d, "g", d->edges, d->partitions, sizeof(Edge),
 										   DiscoveryEdgePartition);
-	FetchedRow	a = {0};
-	FetchedRow	b = {0};
+	FetchedRow	rows[2] = {{0}};
 	int			part;
 
-	a.slot = table_slot_create(d->rel, NULL);
-	b.slot = table_slot_create(d->rel, NULL);
+	rows[0].slot = table_slot_create(d->rel, NULL);
+	rows[1].slot = table_slot_create(d->rel, NULL);
 	if (d->verify_att > 0)
 		d->checks = DiscoveryWriteSpill(d, "v", 1, sizeof(TextCheck), NULL);
 	else if (d->shared)
 		d->results = DiscoveryWriteSpill(d, "r", 1, sizeof(PairResult), NULL);
 	while (DiscoveryClaim(d, DISCOVERY_STEP_SCORE, d->partitions, &part))
-		ScorePartition(d, edges, part, 0, &a, &b);
+		DiscoveryFitPartition(d, edges, part, 2 * sizeof(Edge), d->budget, ScoreInMemory, rows);
 	SpillEnd(edges);
 	d->edges = NULL;
 	if (d->shared && d->checks)
@@ -200,6 +179,6 @@ DiscoveryScorePairs(Discovery *d)
 		SpillEnd(d->results);
 		d->results = NULL;
 	}
-	ExecDropSingleTupleTableSlot(a.slot);
-	ExecDropSingleTupleTableSlot(b.slot);
+	ExecDropSingleTupleTableSlot(rows[0].slot);
+	ExecDropSingleTupleTableSlot(rows[1].slot);
 }

@@ -3,21 +3,20 @@
  *		The discovery engine on several processes (discovery.h): the leader
  *		and parallel workers share the steps, each with its part.
  *
- * Steps 1 and 2 are parallel heap scans: each participant takes blocks as
- * a parallel sequential scan does, adds its rows' keys to one filter in
- * shared memory (atomically, so it ends the same whoever added what) and
- * writes its entries to its own files of a shared file set.  Steps 3, 4
- * and 6 hand out partitions: a participant claims the next one and reads
- * every participant's file of it; step 5 is the leader's alone.  A barrier
- * separates the steps: no one groups a partition before every entry is
- * written.  Each participant
- * writes its pairs to its own file, and the leader copies them all into
- * the answer at the end.
+ * Step 1 is a parallel heap scan: each participant takes blocks as a
+ * parallel sequential scan does and writes its rows' keys to its own files
+ * of a shared file set.  Steps 2, 3, 4, 5 and 7 hand out partitions: a
+ * participant claims the next one and reads every participant's file of it
+ * (step 3's are heap ranges, claimed in heap order); step 6 is the
+ * leader's alone.  A barrier separates the steps: no one counts a
+ * partition before every key is written.  Each participant writes its
+ * pairs to its own file, and the leader copies them all into the answer at
+ * the end.
  *
  * The workers see the leader's snapshot and read the table under its
  * locks (group locking); an error in any process ends them all, and the
  * shared file set's files are deleted with the segment.  The answer is the
- * same for any number of workers: the filter, the partitions and the
+ * same for any number of workers: the counts, the partitions and the
  * tests do not depend on who does the work.
  */
 #include "postgres.h"
@@ -40,8 +39,7 @@
 
 /* the places in the segment's table of contents */
 #define DISCOVERY_KEY_SHARED	UINT64CONST(0xD15C000000000001)
-#define DISCOVERY_KEY_FILTER	UINT64CONST(0xD15C000000000002)
-#define DISCOVERY_KEY_SCANS		UINT64CONST(0xD15C000000000003)
+#define DISCOVERY_KEY_SCAN		UINT64CONST(0xD15C000000000003)
 
 struct DiscoveryShared
 {
@@ -69,14 +67,13 @@ struct DiscoveryShared
 	int			shingle_size;
 	int32		seed;
 	int			partitions;
-	int			group_partitions;	/* step 5's, for step 6 */
+	BlockNumber nblocks;		/* the heap's, as the leader opened it */
+	int			group_partitions;	/* step 6's, for step 7 */
 
 	int			nparticipants;	/* the leader and the workers planned */
 	Barrier		barrier;		/* its phase: the step under way */
 	pg_atomic_uint32 next_part[DISCOVERY_STEPS];
-	pg_atomic_uint64 kept_keys;
-	pg_atomic_uint64 candidates;
-	pg_atomic_uint64 pairs;
+	pg_atomic_uint64 counts[DISCOVERY_COUNTS];	/* of the steps ended */
 	SharedFileSet fileset;
 };
 
@@ -139,7 +136,14 @@ DiscoveryParticipants(Discovery *d)
 	return d->shared ? d->shared->nparticipants : 1;
 }
 
-/* Step 5's partitions, from the leader that made them to the steps after. */
+/* A count of every participant's, for the steps ended (serially: this one's). */
+int64
+DiscoveryTotal(Discovery *d, DiscoveryCount which)
+{
+	return d->shared ? (int64) pg_atomic_read_u64(&d->shared->counts[which]) : d->counts[which];
+}
+
+/* Step 6's partitions, from the leader that made them to the steps after. */
 void
 DiscoveryShareGroupPartitions(Discovery *d)
 {
@@ -191,15 +195,14 @@ Participate(Discovery *d, bool leader)
 	for (; step < DISCOVERY_STEPS; step++)
 	{
 		DiscoveryStep(d, step);
-		pg_atomic_fetch_add_u64(&shared->kept_keys, d->kept_keys);
-		pg_atomic_fetch_add_u64(&shared->candidates, d->candidates);
-		pg_atomic_fetch_add_u64(&shared->pairs, d->pairs);
-		d->kept_keys = d->candidates = d->pairs = 0;
+		for (int i = 0; i < DISCOVERY_COUNTS; i++)
+		{
+			pg_atomic_fetch_add_u64(&shared->counts[i], d->counts[i]);
+			d->counts[i] = 0;
+		}
 		BarrierArriveAndWait(&shared->barrier, PG_WAIT_EXTENSION);
 		if (leader)
-			DiscoveryReport(d, step, (int64) pg_atomic_read_u64(&shared->kept_keys),
-							(int64) pg_atomic_read_u64(&shared->candidates),
-							(int64) pg_atomic_read_u64(&shared->pairs));
+			DiscoveryReport(d, step);
 	}
 	BarrierDetach(&shared->barrier);
 }
@@ -234,6 +237,7 @@ ShareRequest(DiscoveryShared *shared, const Discovery *d)
 	shared->shingle_size = req->shingle_size;
 	shared->seed = req->seed;
 	shared->partitions = d->partitions;
+	shared->nblocks = d->nblocks;
 }
 
 /* The request a worker works on, from the shared state. */
@@ -265,33 +269,26 @@ RequestOf(const DiscoveryShared *shared, DiscoveryRequest *req)
 	req->seed = shared->seed;
 }
 
-/* Lay out the segment: shared state, filter, two parallel scans. */
+/* Lay out the segment: shared state, the parallel scan. */
 static void
 SetUpSegment(ParallelContext *pcxt, Discovery *d, int nworkers)
 {
 	Size		scan_size = table_parallelscan_estimate(d->rel, d->snapshot);
 	DiscoveryShared *shared = shm_toc_allocate(pcxt->toc, sizeof(DiscoveryShared));
-	char	   *scans = shm_toc_allocate(pcxt->toc, 2 * MAXALIGN(scan_size));
-	void	   *filter = shm_toc_allocate(pcxt->toc, KeyFilterSharedSize(d->req->expected_keys));
+	ParallelTableScanDesc scan = shm_toc_allocate(pcxt->toc, scan_size);
 
 	ShareRequest(shared, d);
 	shared->nparticipants = nworkers + 1;
 	BarrierInit(&shared->barrier, 0);
 	for (int step = 0; step < DISCOVERY_STEPS; step++)
 		pg_atomic_init_u32(&shared->next_part[step], 0);
-	pg_atomic_init_u64(&shared->kept_keys, 0);
-	pg_atomic_init_u64(&shared->candidates, 0);
-	pg_atomic_init_u64(&shared->pairs, 0);
+	for (int i = 0; i < DISCOVERY_COUNTS; i++)
+		pg_atomic_init_u64(&shared->counts[i], 0);
 	SharedFileSetInit(&shared->fileset, pcxt->seg);
-	for (int i = 0; i < 2; i++)
-	{
-		d->scans[i] = (ParallelTableScanDesc) (scans + i * MAXALIGN(scan_size));
-		table_parallelscan_initialize(d->rel, d->scans[i], d->snapshot);
-	}
-	d->filter = KeyFilterInShared(filter, d->req->expected_keys, true);
+	table_parallelscan_initialize(d->rel, scan, d->snapshot);
+	d->scan = scan;
 	shm_toc_insert(pcxt->toc, DISCOVERY_KEY_SHARED, shared);
-	shm_toc_insert(pcxt->toc, DISCOVERY_KEY_SCANS, scans);
-	shm_toc_insert(pcxt->toc, DISCOVERY_KEY_FILTER, filter);
+	shm_toc_insert(pcxt->toc, DISCOVERY_KEY_SCAN, scan);
 	d->shared = shared;
 }
 
@@ -318,7 +315,7 @@ CopyResults(Discovery *d)
 
 	SpillForEach(results, 0, CopyResult, d);
 	SpillEnd(results);
-	d->pairs = (int64) pg_atomic_read_u64(&d->shared->pairs);
+	d->counts[COUNT_PAIRS] = (int64) pg_atomic_read_u64(&d->shared->counts[COUNT_PAIRS]);
 }
 
 /*
@@ -334,9 +331,8 @@ DiscoveryRunParallel(Discovery *d, int nworkers)
 	EnterParallelMode();
 	pcxt = CreateParallelContext("ndd", "ndd_discovery_worker", nworkers);
 	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(DiscoveryShared));
-	shm_toc_estimate_chunk(&pcxt->estimator, 2 * MAXALIGN(scan_size));
-	shm_toc_estimate_chunk(&pcxt->estimator, KeyFilterSharedSize(d->req->expected_keys));
-	shm_toc_estimate_keys(&pcxt->estimator, 3);
+	shm_toc_estimate_chunk(&pcxt->estimator, scan_size);
+	shm_toc_estimate_keys(&pcxt->estimator, 2);
 	InitializeParallelDSM(pcxt);
 	if (pcxt->seg == NULL)
 	{
@@ -361,20 +357,17 @@ void
 ndd_discovery_worker(dsm_segment *seg, shm_toc *toc)
 {
 	DiscoveryShared *shared = shm_toc_lookup(toc, DISCOVERY_KEY_SHARED, false);
-	char	   *scans = shm_toc_lookup(toc, DISCOVERY_KEY_SCANS, false);
 	DiscoveryRequest req;
 	Discovery	d;
 
 	RequestOf(shared, &req);
 	DiscoveryOpen(&d, &req);
 	d.partitions = shared->partitions;
+	d.nblocks = shared->nblocks;
 	d.shared = shared;
 	d.participant = ParallelWorkerNumber + 1;
 	SharedFileSetAttach(&shared->fileset, seg);
-	d.filter = KeyFilterInShared(shm_toc_lookup(toc, DISCOVERY_KEY_FILTER, false),
-								 req.expected_keys, false);
-	for (int i = 0; i < 2; i++)
-		d.scans[i] = (ParallelTableScanDesc) (scans + i * MAXALIGN(table_parallelscan_estimate(d.rel, d.snapshot)));
+	d.scan = shm_toc_lookup(toc, DISCOVERY_KEY_SCAN, false);
 	Participate(&d, false);
 	DiscoveryClose(&d);
 }

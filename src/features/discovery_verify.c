@@ -1,6 +1,6 @@
 /*
  * discovery_verify.c
- *		Step 6 of the discovery engine with verify_column (discovery.h): the
+ *		Step 7 of the discovery engine with verify_column (discovery.h): the
  *		exact Jaccard resemblance of each pair's two texts, shingled as the
  *		sketches were.
  *
@@ -10,7 +10,7 @@
  * smaller set is probed into the larger until the pair reaches the
  * threshold or can no longer.  A text takes part in several pairs, so the
  * sets of the rows seen last are kept, as many as half of work_mem holds;
- * step 5 grouped the pairs by connected component, so a family's pairs
+ * step 6 grouped the pairs by connected component, so a family's pairs
  * come together and each of its texts is shingled once.  The texts are
  * read as the SQL path reads them, cast to text: char(n) loses its
  * trailing spaces.
@@ -31,9 +31,6 @@
 
 /* rows whose sets are kept, at most (a direct-mapped table) */
 #define VERIFY_CACHED_ROWS	1024
-
-/* splits of one partition, at most, before it is read as it is */
-#define VERIFY_MAX_LEVEL	4
 
 #define ST_SORT SortChecks
 #define ST_ELEMENT_TYPE TextCheck
@@ -165,7 +162,7 @@ FirstTextSet(Discovery *d, DiscoveryTexts *texts, uint64 row, TupleTableSlot *sl
 	return set;
 }
 
-/* step 6's state: the texts' sets, the first row's apart, two fetched rows */
+/* step 7's state: the texts' sets, the first row's apart, two fetched rows */
 typedef struct Verifier
 {
 	DiscoveryTexts *texts;
@@ -195,8 +192,9 @@ CheckPair(Discovery *d, Verifier *v, const TextCheck *check)
 
 /* One partition that fits: sorted by group, then rows; each first row fetched once. */
 static void
-VerifyInMemory(Discovery *d, Spill *spill, int part, Verifier *v)
+VerifyInMemory(Discovery *d, Spill *spill, int part, void *arg)
 {
+	Verifier   *v = arg;
 	uint64		n;
 	TextCheck  *checks = (TextCheck *) SpillTake(spill, part, &n);
 	uint64		first_row = PG_UINT64_MAX;
@@ -223,27 +221,7 @@ VerifyInMemory(Discovery *d, Spill *spill, int part, Verifier *v)
 	pfree(checks);
 }
 
-/* One partition: split again (by group) while it does not fit, then checked. */
-static void
-VerifyPartition(Discovery *d, Spill *spill, int part, int level, Verifier *v)
-{
-	uint64		n = SpillRecords(spill, part);
-
-	CHECK_FOR_INTERRUPTS();
-	if (n * sizeof(TextCheck) > d->budget / 2 && level < VERIFY_MAX_LEVEL)
-	{
-		int			nparts = DiscoveryPartitions(d->budget / 2, (double) n, sizeof(TextCheck));
-		Spill	   *split = SpillSplit(spill, part, Max(nparts, 2));
-
-		for (int i = 0; i < SpillPartitions(split); i++)
-			VerifyPartition(d, split, i, level + 1, v);
-		SpillEnd(split);
-		return;
-	}
-	VerifyInMemory(d, spill, part, v);
-}
-
-/* Step 6: the partitions of grouped pairs this participant claims, checked on their texts */
+/* Step 7: the partitions of grouped pairs this participant claims, checked on their texts */
 void
 DiscoveryVerifyChecks(Discovery *d)
 {
@@ -265,7 +243,7 @@ DiscoveryVerifyChecks(Discovery *d)
 	v.a.slot = table_slot_create(d->rel, NULL);
 	v.b.slot = table_slot_create(d->rel, NULL);
 	while (DiscoveryClaim(d, DISCOVERY_STEP_VERIFY, d->group_partitions, &part))
-		VerifyPartition(d, groups, part, 0, &v);
+		DiscoveryFitPartition(d, groups, part, sizeof(TextCheck), d->budget / 2, VerifyInMemory, &v);
 	SpillEnd(groups);
 	d->groups = NULL;
 	if (d->results)

@@ -908,7 +908,7 @@ UseEngine(Pairs *p)
 	return why == NULL;
 }
 
-/* Steps 1-4 by the engine: the same filter, keys, tests and scores. */
+/* The discovery engine instead of steps 1-4: the same keys, tests and scores. */
 static void
 RunEngine(Pairs *p, Tuplestorestate *out, TupleDesc out_desc)
 {

@@ -22,7 +22,10 @@ struct BucketKeys
 	int			max_keys;		/* keys per row, at most */
 	int			summary_words;	/* uint64 words of a row's summary */
 
-	/* a sketch's keys and summary; how many keys (0: it has none) */
+	/*
+	 * a sketch's keys and summary; how many keys (0: it has none).  keys
+	 * NULL: the summary alone, for a row whose keys are known.
+	 */
 	int			(*keys) (const BucketKeys *bk, Datum sketch, uint64 *keys, uint64 *summary);
 	/* a necessary test of two rows that share a key, on their summaries */
 	bool		(*close_enough) (const BucketKeys *bk, const uint64 *x, const uint64 *y);

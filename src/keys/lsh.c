@@ -315,7 +315,7 @@ MinhashBucketKeys(const BucketKeys *bk, Datum sketch, uint64 *keys, uint64 *summ
 	/* an empty document is similar to nothing: it has no keys to share */
 	if (mh->flags & MINHASH_FLAG_EMPTY)
 		n = 0;
-	for (int b = 0; b < n; b++)
+	for (int b = 0; keys != NULL && b < n; b++)
 		keys[b] = LshBandHash(mh, b, bk->rows);
 	MinHashLowbits(mh, summary);
 	if ((Pointer) mh != DatumGetPointer(sketch))

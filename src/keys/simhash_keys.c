@@ -177,12 +177,16 @@ static int
 SimhashBucketKeys(const BucketKeys *bk, Datum sketch, uint64 *keys, uint64 *summary)
 {
 	SimHash		v = DatumGetSimHash(sketch);
-	Datum	   *made = SimHashKeys(&bk->layout, v);
 
-	for (int k = 0; k < bk->layout.nkeys; k++)
-		keys[k] = (uint64) DatumGetInt64(made[k]);
-	pfree(made);
 	summary[0] = v;
+	if (keys != NULL)
+	{
+		Datum	   *made = SimHashKeys(&bk->layout, v);
+
+		for (int k = 0; k < bk->layout.nkeys; k++)
+			keys[k] = (uint64) DatumGetInt64(made[k]);
+		pfree(made);
+	}
 	return bk->layout.nkeys;
 }
 

@@ -1,0 +1,28 @@
+/*
+ * radix_sort.h
+ *		Fixed-width records sorted by one uint64 field, a digit at a time
+ *		from the least significant (radix_sort.c).  The discovery engine
+ *		sorts partitions of millions of 16- and 24-byte records by a key or
+ *		a heap position, where a comparison sort took a quarter of its time.
+ *		It includes nothing of ndd.
+ */
+#ifndef NDD_RADIX_SORT_H
+#define NDD_RADIX_SORT_H
+
+/*
+ * Sort records[0 .. n), each width bytes, ascending by the uint64 at
+ * key_offset in each; records with equal fields keep their order.
+ * scratch holds as many bytes as the records.  It honours query cancel.
+ */
+extern void RadixSortRecords(char *records, char *scratch, size_t n, size_t width,
+							 size_t key_offset);
+
+/*
+ * The same records with equal fields together, each field's in their
+ * order, the groups in no order that means anything.  Cheaper than a sort
+ * when only equality matters.
+ */
+extern void RadixGroupRecords(char *records, char *scratch, size_t n, size_t width,
+							  size_t key_offset);
+
+#endif							/* NDD_RADIX_SORT_H */

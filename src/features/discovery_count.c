@@ -1,0 +1,110 @@
+/*
+ * discovery_count.c
+ *		Step 2 of the discovery engine (discovery.h): each key's rows
+ *		counted exactly, and the keys that more than one row holds sent on
+ *		by the rows' heap ranges.
+ *
+ * Each partition of row keys is read into memory and grouped by key (a
+ * radix sort: this is most of the engine's sorting); a key
+ * of one row ends here (most keys, on most text), a key of several rows
+ * goes out once for each of them, with its count, to the partition of the
+ * row's heap range, for step 3 to read the rows in heap order.  A
+ * partition that would not fit in work_mem is split again by other bits of
+ * its keys' hashes first, as step 4 splits its own.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+
+#include "base/radix_sort.h"
+#include "features/discovery.h"
+
+/* The heap range a row falls in: its block's share of the table. */
+static uint32
+RangeOf(Discovery *d, uint64 row)
+{
+	uint64		block = row >> 16;
+	uint64		range = block * (uint64) d->range_partitions / Max(d->nblocks, 1);
+
+	return (uint32) Min(range, (uint64) d->range_partitions - 1);
+}
+
+/*
+ * A shared key's partition: the heap range its writer computed; split
+ * again, its row's hash, so that a row's keys stay together.
+ */
+int
+DiscoverySharedKeyPartition(const void *record, int level, int nparts)
+{
+	const SharedKey *shared = record;
+
+	if (level > 0)
+		return DiscoveryPartitionOf(shared->row, UINT64CONST(0x165667B19E3779F9) * (uint64) level, nparts);
+	return (int) Min(shared->range, (uint32) nparts - 1);
+}
+
+/*
+ * The heap ranges of step 2's spill: as many as the keys of step 1 would
+ * need if every key were shared, so that a range fits work_mem.  Every
+ * participant computes the same, from the shared count.
+ */
+int
+DiscoveryRangePartitions(Discovery *d)
+{
+	return DiscoveryPartitions(d->budget, (double) Max(DiscoveryTotal(d, COUNT_KEYS), 1), sizeof(SharedKey));
+}
+
+/* One partition that fits: sorted by key, each key of several rows sent on. */
+static void
+CountInMemory(Discovery *d, Spill *spill, int part, void *arg)
+{
+	uint64		n;
+	RowKey	   *keys = (RowKey *) SpillTake(spill, part, &n);
+	char	   *scratch = palloc_extended(Max(n, 1) * sizeof(RowKey), MCXT_ALLOC_HUGE);
+	uint64		start = 0;
+
+	RadixGroupRecords((char *) keys, scratch, n, sizeof(RowKey), offsetof(RowKey, key));
+	pfree(scratch);
+	for (uint64 i = 1; i <= n; i++)
+	{
+		if (i < n && keys[i].key == keys[start].key)
+			continue;
+		if (i - start > 1)
+		{
+			SharedKey	shared;
+
+			shared.key = keys[start].key;
+			shared.count = (uint32) Min(i - start, (uint64) PG_UINT32_MAX);
+			for (uint64 j = start; j < i; j++)
+			{
+				shared.row = keys[j].row;
+				shared.range = RangeOf(d, shared.row);
+				SpillAdd(d->shared_keys, &shared);
+			}
+		}
+		start = i;
+	}
+	pfree(keys);
+}
+
+/* Step 2: the partitions of row keys this participant claims, counted, into its shared keys */
+void
+DiscoveryCountKeys(Discovery *d)
+{
+	Spill	   *row_keys = DiscoveryReadSpill(d, "k", d->row_keys, d->partitions, sizeof(RowKey),
+											  DiscoveryEntryPartition);
+	int			part;
+
+	d->range_partitions = DiscoveryRangePartitions(d);
+	d->shared_keys = DiscoveryWriteSpill(d, "s", d->range_partitions, sizeof(SharedKey),
+										 DiscoverySharedKeyPartition);
+	while (DiscoveryClaim(d, DISCOVERY_STEP_COUNT, d->partitions, &part))
+		DiscoveryFitPartition(d, row_keys, part, 2 * sizeof(RowKey), d->budget, CountInMemory, NULL);
+	SpillEnd(row_keys);
+	d->row_keys = NULL;
+	if (d->shared)
+	{
+		SpillEnd(d->shared_keys);
+		d->shared_keys = NULL;
+	}
+}

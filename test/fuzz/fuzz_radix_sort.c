@@ -1,0 +1,134 @@
+/*
+ * fuzz_radix_sort.c
+ *		The discovery engine's radix sort and grouping (base/radix_sort.c)
+ *		on arbitrary records, against a plain stable sort.
+ *
+ * Input: byte 0: the record's width (16, 24 or 48 bytes) and the field's
+ * place in it (first or second word); byte 1: how many low bits of each
+ * field to keep (1 to 64), so that fields repeat and runs form, and
+ * whether to keep high bits instead (heap positions, whose high digits one
+ * range shares); the rest, the records' bytes.  Each record's last word is
+ * overwritten with its place in the input, to check stability.
+ *
+ * Checks: RadixSortRecords orders the records by field, equal fields in
+ * input order, as a stable comparison sort does; RadixGroupRecords keeps
+ * every record, puts equal fields together (one run per field), each run
+ * in input order.
+ */
+#include "fuzz.h"
+
+#include "base/radix_sort.h"
+
+typedef struct Keyed
+{
+	uint64		field;
+	uint64		place;
+} Keyed;
+
+static int
+CompareKeyed(const void *a, const void *b)
+{
+	const Keyed *x = a;
+	const Keyed *y = b;
+
+	if (x->field != y->field)
+		return x->field < y->field ? -1 : 1;
+	return x->place < y->place ? -1 : x->place > y->place;
+}
+
+static uint64
+Word(const char *record, size_t offset)
+{
+	uint64		v;
+
+	memcpy(&v, record + offset, 8);
+	return v;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const size_t widths[] = {16, 24, 48};
+	size_t		width;
+	size_t		offset;
+	int			bits;
+	bool		high;
+	size_t		n;
+	char	   *records;
+	char	   *grouped;
+	char	   *scratch;
+	Keyed	   *expect;
+
+	if (size < 2)
+		return 0;
+	width = widths[(data[0] & 3) % 3];
+	offset = (width > 16 && (data[0] & 4)) ? 8 : 0;
+	bits = 1 + (data[1] & 63);
+	high = (data[1] & 64) != 0;
+	data += 2;
+	size -= 2;
+	n = size / 8;
+	records = palloc(Max(n, 1) * width);
+	grouped = palloc(Max(n, 1) * width);
+	scratch = palloc(Max(n, 1) * width);
+	expect = palloc(Max(n, 1) * sizeof(Keyed));
+
+	/* 1. records from the input: a field of the chosen bits, a place */
+	for (size_t i = 0; i < n; i++)
+	{
+		char	   *record = records + i * width;
+		uint64		v;
+		uint64		place = i;
+
+		memcpy(&v, data + 8 * i, 8);
+		v = bits == 64 ? v : (high ? v << (64 - bits) : v & ((UINT64CONST(1) << bits) - 1));
+		memset(record, 0xA5, width);
+		memcpy(record + offset, &v, 8);
+		memcpy(record + width - 8, &place, 8);
+		expect[i].field = v;
+		expect[i].place = i;
+	}
+	memcpy(grouped, records, n * width);
+	qsort(expect, n, sizeof(Keyed), CompareKeyed);
+
+	/* 2. the sort: the stable order */
+	RadixSortRecords(records, scratch, n, width, offset);
+	for (size_t i = 0; i < n; i++)
+	{
+		if (Word(records + i * width, offset) != expect[i].field ||
+			Word(records + i * width, width - 8) != expect[i].place)
+			abort();
+	}
+
+	/* 3. the grouping: every record once, one run per field, in input order */
+	RadixGroupRecords(grouped, scratch, n, width, offset);
+	{
+		bool	   *seen = palloc0(Max(n, 1));
+
+		for (size_t i = 0; i < n; i++)
+		{
+			uint64		place = Word(grouped + i * width, width - 8);
+			uint64		field = Word(grouped + i * width, offset);
+
+			if (place >= n || seen[place])
+				abort();
+			seen[place] = true;
+			if (i > 0 && Word(grouped + (i - 1) * width, offset) == field &&
+				Word(grouped + (i - 1) * width, width - 8) > place)
+				abort();
+			/* a field seen before must be the one just before: its run goes on */
+			for (size_t j = 0; j + 1 < i; j++)
+			{
+				if (Word(grouped + j * width, offset) == field &&
+					Word(grouped + (i - 1) * width, offset) != field)
+					abort();
+			}
+		}
+		pfree(seen);
+	}
+	pfree(records);
+	pfree(grouped);
+	pfree(scratch);
+	pfree(expect);
+	return 0;
+}

@@ -5,6 +5,8 @@
  *		temporary tables (pairs.c keeps those for what the engine does not
  *		read: tables across shards, views, row security, verification).
  *
+ * Counting the keys exactly, its steps are:
+ *
  *	1. key scan: every row's bucket keys with its heap position, into
  *	   partitions by key (spill.h), and every sketch checked to be made
  *	   like the first;
@@ -25,13 +27,21 @@
  *	7. verification: each group's texts shingled once, each pair's exact
  *	   Jaccard resemblance from them.
  *
+ * That is when the table's keys are too many for the key filter in
+ * work_mem (key_filter.h): a filter of keys seen twice, held to work_mem,
+ * lets more and more single keys through as the table grows, where
+ * counting by sorting is exact at any size, and a row's summary, four
+ * times the size of a key, is spilled only for its shared keys.  When the
+ * filter has its full bits a key, it is cheaper, most of all where most
+ * keys are shared (families of near-duplicates), and the first steps are
+ * the SQL path's: step 1 adds every row's keys to the filter, step 2 has
+ * nothing to do, and step 3 is a second heap pass that spills the keys the
+ * filter passes, less the most frequent, with the row's summary, by key.
+ *
  * A row is known by its heap position (TID) under one snapshot: it needs
  * no index on the id, and sorts like the heap.  Memory is bounded by
  * work_mem: a partition that would not fit is split again before it is
- * read.  Counting by sorting is exact at any size, where a filter of keys
- * seen twice, held to work_mem, lets more and more single keys through as
- * the table grows (the SQL path's, key_filter.c); and a row's summary,
- * four times the size of a key, is spilled only for its shared keys.
+ * read.
  */
 #ifndef NDD_DISCOVERY_H
 #define NDD_DISCOVERY_H
@@ -46,6 +56,7 @@
 
 #include "base/spill.h"
 #include "keys/bucket_keys.h"
+#include "keys/key_filter.h"
 
 /* the engine's steps, in order; a parallel operation's barrier phases */
 #define DISCOVERY_STEP_KEYS		0
@@ -139,8 +150,11 @@ typedef struct Discovery
 	/* parallel: the shared state, this participant's number (leader 0) */
 	DiscoveryShared *shared;
 	int			participant;
-	ParallelTableScanDesc scan; /* step 1's */
+	ParallelTableScanDesc scans[2]; /* step 1's, and step 3's with the filter */
 	int			next_part;		/* serially: the next partition to take */
+
+	bool		exact;			/* keys counted exactly, or by the filter */
+	KeyFilterState *filter;
 
 	BlockNumber nblocks;		/* the heap's, split into ranges in step 2 */
 	Size		entry_width;	/* a KeyEntry with its summary */
@@ -261,8 +275,10 @@ extern void DiscoveryRunParallel(Discovery *d, int nworkers);
 extern bool DiscoveryClaim(Discovery *d, int step, int nparts, int *part);
 extern int64 DiscoveryTotal(Discovery *d, DiscoveryCount which);
 
-/* discovery_scan.c: step 1 */
+/* discovery_scan.c: step 1, and step 3 with the filter */
 extern void DiscoveryKeyScan(Discovery *d);
+extern void DiscoveryFilterScan(Discovery *d);
+extern void DiscoveryFilteredKeyScan(Discovery *d);
 
 /* discovery_count.c: step 2 */
 extern void DiscoveryCountKeys(Discovery *d);

@@ -168,6 +168,16 @@ DiscoveryMixedSketches(const char *column, const char *relation, const char *det
 			 errhint("Discovery compares sketches made one way: make them all with the same settings, or run it on a view that selects one kind.")));
 }
 
+/*
+ * The bits a key below which the engine counts keys exactly rather than by
+ * the filter.  At 1M documents and work_mem 64MB the filter has 5.6 bits a
+ * key: there both ways took the same time on the scale corpus (8.4 s), and
+ * the filter 11.9 s against 16.1 s on families of 4, whose keys are nearly
+ * all shared; at 3M, 1.9 bits a key, exact counts took 26.7 s against
+ * 29.9 s, and at 10M, 0.6 bits a key, 132.6 s against 153.7 s.
+ */
+#define FILTER_MIN_BITS_PER_KEY		4.0
+
 /* Open the table and learn its columns and keys, under one registered snapshot. */
 void
 DiscoveryOpen(Discovery *d, const DiscoveryRequest *req)
@@ -189,6 +199,8 @@ DiscoveryOpen(Discovery *d, const DiscoveryRequest *req)
 										   ALLOCSET_DEFAULT_SIZES);
 	d->entry_width = offsetof(KeyEntry, summary) + d->keys.summary_words * sizeof(uint64);
 	d->nblocks = RelationGetNumberOfBlocks(d->rel);
+	/* the filter where it keeps its quality, else exact counts (discovery.h) */
+	d->exact = KeyFilterBitsPerKey(req->expected_keys) < FILTER_MIN_BITS_PER_KEY;
 	/* partitions for about the keys the SQL path would size its filter for */
 	d->partitions = DiscoveryPartitions(d->budget, (double) Max(req->expected_keys, 1),
 										d->entry_width);
@@ -247,11 +259,17 @@ DiscoveryReport(Discovery *d, int step)
 	switch (step)
 	{
 		case DISCOVERY_STEP_KEYS:
-			message = psprintf("ndd: 1/4 " INT64_FORMAT " keys of " INT64_FORMAT " rows",
-							   DiscoveryTotal(d, COUNT_KEYS), DiscoveryTotal(d, COUNT_ROWS));
+			if (d->exact)
+				message = psprintf("ndd: 1/4 " INT64_FORMAT " keys of " INT64_FORMAT " rows",
+								   DiscoveryTotal(d, COUNT_KEYS), DiscoveryTotal(d, COUNT_ROWS));
+			else
+				message = psprintf("ndd: 1/4 keys counted, in a filter of %d kB for about " INT64_FORMAT " rows",
+								   (int) (KeyFilterBytes(d->filter) / 1024), req->expected_rows);
 			break;
 		case DISCOVERY_STEP_SUMMARIES:
-			message = psprintf("ndd: 2/4 " INT64_FORMAT " keys shared", DiscoveryTotal(d, COUNT_KEPT));
+			message = psprintf(d->exact ? "ndd: 2/4 " INT64_FORMAT " keys shared" :
+							   "ndd: 2/4 " INT64_FORMAT " keys may be shared",
+							   DiscoveryTotal(d, COUNT_KEPT));
 			break;
 		case DISCOVERY_STEP_SCORE:
 			req->progress(req->arg, psprintf("ndd: 3/4 " INT64_FORMAT " candidate pairs",
@@ -276,16 +294,23 @@ DiscoveryStep(Discovery *d, int step)
 	switch (step)
 	{
 		case DISCOVERY_STEP_KEYS:
-			/* 1. every row's keys, by key, and the sketches' settings */
-			DiscoveryKeyScan(d);
+			/* 1. every row's keys, by key, or into the filter; the settings */
+			if (d->exact)
+				DiscoveryKeyScan(d);
+			else
+				DiscoveryFilterScan(d);
 			break;
 		case DISCOVERY_STEP_COUNT:
 			/* 2. each key's rows counted; the shared ones by heap range */
-			DiscoveryCountKeys(d);
+			if (d->exact)
+				DiscoveryCountKeys(d);
 			break;
 		case DISCOVERY_STEP_SUMMARIES:
-			/* 3. rows with shared keys, fetched in heap order, summarized */
-			DiscoverySummaries(d);
+			/* 3. rows with shared keys with their summaries, by key */
+			if (d->exact)
+				DiscoverySummaries(d);
+			else
+				DiscoveryFilteredKeyScan(d);
 			break;
 		case DISCOVERY_STEP_GROUP:
 			/* 4. rows that share a kept key, and whose summaries pass */
@@ -310,10 +335,18 @@ DiscoveryStep(Discovery *d, int step)
 void
 DiscoveryRunSerial(Discovery *d)
 {
+	if (!d->exact)
+		d->filter = KeyFilterCreate(d->req->expected_keys);
 	for (int step = 0; step < DISCOVERY_STEPS; step++)
 	{
 		DiscoveryStep(d, step);
 		DiscoveryReport(d, step);
+		/* the filter's memory goes to the partitions of the steps after */
+		if (step == DISCOVERY_STEP_SUMMARIES && d->filter)
+		{
+			KeyFilterFree(d->filter);
+			d->filter = NULL;
+		}
 	}
 }
 

@@ -5,10 +5,12 @@
  *
  * Step 1 is a parallel heap scan: each participant takes blocks as a
  * parallel sequential scan does and writes its rows' keys to its own files
- * of a shared file set.  Steps 2, 3, 4, 5 and 7 hand out partitions: a
- * participant claims the next one and reads every participant's file of it
- * (step 3's are heap ranges, claimed in heap order); step 6 is the
- * leader's alone.  A barrier separates the steps: no one counts a
+ * of a shared file set, or adds them to one filter in shared memory
+ * (atomically, so it ends the same whoever added what).  Steps 2, 3, 4, 5
+ * and 7 hand out partitions: a participant claims the next one and reads
+ * every participant's file of it (step 3's are heap ranges, claimed in
+ * heap order; with the filter, step 3 is a second parallel heap scan);
+ * step 6 is the leader's alone.  A barrier separates the steps: no one counts a
  * partition before every key is written.  Each participant writes its
  * pairs to its own file, and the leader copies them all into the answer at
  * the end.
@@ -39,7 +41,8 @@
 
 /* the places in the segment's table of contents */
 #define DISCOVERY_KEY_SHARED	UINT64CONST(0xD15C000000000001)
-#define DISCOVERY_KEY_SCAN		UINT64CONST(0xD15C000000000003)
+#define DISCOVERY_KEY_FILTER	UINT64CONST(0xD15C000000000002)
+#define DISCOVERY_KEY_SCANS		UINT64CONST(0xD15C000000000003)
 
 struct DiscoveryShared
 {
@@ -68,6 +71,7 @@ struct DiscoveryShared
 	int32		seed;
 	int			partitions;
 	BlockNumber nblocks;		/* the heap's, as the leader opened it */
+	bool		exact;			/* keys counted exactly, or by the filter */
 	int			group_partitions;	/* step 6's, for step 7 */
 
 	int			nparticipants;	/* the leader and the workers planned */
@@ -238,6 +242,7 @@ ShareRequest(DiscoveryShared *shared, const Discovery *d)
 	shared->seed = req->seed;
 	shared->partitions = d->partitions;
 	shared->nblocks = d->nblocks;
+	shared->exact = d->exact;
 }
 
 /* The request a worker works on, from the shared state. */
@@ -269,13 +274,20 @@ RequestOf(const DiscoveryShared *shared, DiscoveryRequest *req)
 	req->seed = shared->seed;
 }
 
-/* Lay out the segment: shared state, the parallel scan. */
+/* The bytes of the shared filter: none when the keys are counted exactly. */
+static Size
+FilterSize(const Discovery *d)
+{
+	return d->exact ? 0 : KeyFilterSharedSize(d->req->expected_keys);
+}
+
+/* Lay out the segment: shared state, two parallel scans, the filter. */
 static void
 SetUpSegment(ParallelContext *pcxt, Discovery *d, int nworkers)
 {
 	Size		scan_size = table_parallelscan_estimate(d->rel, d->snapshot);
 	DiscoveryShared *shared = shm_toc_allocate(pcxt->toc, sizeof(DiscoveryShared));
-	ParallelTableScanDesc scan = shm_toc_allocate(pcxt->toc, scan_size);
+	char	   *scans = shm_toc_allocate(pcxt->toc, 2 * MAXALIGN(scan_size));
 
 	ShareRequest(shared, d);
 	shared->nparticipants = nworkers + 1;
@@ -285,10 +297,20 @@ SetUpSegment(ParallelContext *pcxt, Discovery *d, int nworkers)
 	for (int i = 0; i < DISCOVERY_COUNTS; i++)
 		pg_atomic_init_u64(&shared->counts[i], 0);
 	SharedFileSetInit(&shared->fileset, pcxt->seg);
-	table_parallelscan_initialize(d->rel, scan, d->snapshot);
-	d->scan = scan;
+	for (int i = 0; i < 2; i++)
+	{
+		d->scans[i] = (ParallelTableScanDesc) (scans + i * MAXALIGN(scan_size));
+		table_parallelscan_initialize(d->rel, d->scans[i], d->snapshot);
+	}
+	if (!d->exact)
+	{
+		void	   *filter = shm_toc_allocate(pcxt->toc, FilterSize(d));
+
+		d->filter = KeyFilterInShared(filter, d->req->expected_keys, true);
+		shm_toc_insert(pcxt->toc, DISCOVERY_KEY_FILTER, filter);
+	}
 	shm_toc_insert(pcxt->toc, DISCOVERY_KEY_SHARED, shared);
-	shm_toc_insert(pcxt->toc, DISCOVERY_KEY_SCAN, scan);
+	shm_toc_insert(pcxt->toc, DISCOVERY_KEY_SCANS, scans);
 	d->shared = shared;
 }
 
@@ -331,8 +353,10 @@ DiscoveryRunParallel(Discovery *d, int nworkers)
 	EnterParallelMode();
 	pcxt = CreateParallelContext("ndd", "ndd_discovery_worker", nworkers);
 	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(DiscoveryShared));
-	shm_toc_estimate_chunk(&pcxt->estimator, scan_size);
-	shm_toc_estimate_keys(&pcxt->estimator, 2);
+	shm_toc_estimate_chunk(&pcxt->estimator, 2 * MAXALIGN(scan_size));
+	if (!d->exact)
+		shm_toc_estimate_chunk(&pcxt->estimator, FilterSize(d));
+	shm_toc_estimate_keys(&pcxt->estimator, 3);
 	InitializeParallelDSM(pcxt);
 	if (pcxt->seg == NULL)
 	{
@@ -357,6 +381,7 @@ void
 ndd_discovery_worker(dsm_segment *seg, shm_toc *toc)
 {
 	DiscoveryShared *shared = shm_toc_lookup(toc, DISCOVERY_KEY_SHARED, false);
+	char	   *scans;
 	DiscoveryRequest req;
 	Discovery	d;
 
@@ -364,10 +389,16 @@ ndd_discovery_worker(dsm_segment *seg, shm_toc *toc)
 	DiscoveryOpen(&d, &req);
 	d.partitions = shared->partitions;
 	d.nblocks = shared->nblocks;
+	d.exact = shared->exact;
 	d.shared = shared;
 	d.participant = ParallelWorkerNumber + 1;
 	SharedFileSetAttach(&shared->fileset, seg);
-	d.scan = shm_toc_lookup(toc, DISCOVERY_KEY_SCAN, false);
+	scans = shm_toc_lookup(toc, DISCOVERY_KEY_SCANS, false);
+	for (int i = 0; i < 2; i++)
+		d.scans[i] = (ParallelTableScanDesc) (scans + i * MAXALIGN(table_parallelscan_estimate(d.rel, d.snapshot)));
+	if (!d.exact)
+		d.filter = KeyFilterInShared(shm_toc_lookup(toc, DISCOVERY_KEY_FILTER, false),
+									 req.expected_keys, false);
 	Participate(&d, false);
 	DiscoveryClose(&d);
 }

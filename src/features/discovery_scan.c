@@ -1,14 +1,21 @@
 /*
  * discovery_scan.c
- *		Step 1 of the discovery engine (discovery.h): one pass over the
- *		table under the engine's snapshot.
+ *		The discovery engine's passes over the table (discovery.h), under
+ *		its snapshot.
  *
- * Each row's bucket keys go out with its heap position, 16 bytes a key,
- * into partitions by key, for step 2 to count; and each sketch is checked
- * to be made like the first: one banding suits one kind of sketch.  Rows
- * without an id are left out, as the SQL path's join on ids never pairs
- * them: the counts then hold for the rows that can pair, and prefix
+ * Counting exactly, step 1 sends each row's bucket keys with its heap
+ * position, 16 bytes a key, into partitions by key, for step 2 to count.
+ * Rows without an id are left out, as the SQL path's join on ids never
+ * pairs them: the counts then hold for the rows that can pair, and prefix
  * filtering needs only counts that are the same for every row.
+ *
+ * With the filter, step 1 adds every row's keys to it, as the aggregate
+ * ndd_colliding_keys does over the same rows (each with a sketch), and
+ * step 3 asks it which of each row's keys may be shared, as ndd_colliding
+ * does, and spills those with the row's position and summary, by key.
+ *
+ * Either way step 1 checks that each sketch was made like the first: one
+ * banding suits one kind of sketch.
  */
 #include "postgres.h"
 
@@ -39,12 +46,12 @@ CheckSettings(Discovery *d, Datum sketch)
 
 /*
  * Call visit for each row of the table with a sketch, in heap order: every
- * row, or this participant's share of the parallel scan.
+ * row, or this participant's share of a parallel scan (scan: which).
  */
 static void
-ForEachSketch(Discovery *d, void (*visit) (Discovery *d, TupleTableSlot *slot, Datum sketch))
+ForEachSketch(Discovery *d, int which, void (*visit) (Discovery *d, TupleTableSlot *slot, Datum sketch))
 {
-	TableScanDesc scan = d->shared ? table_beginscan_parallel(d->rel, d->scan) :
+	TableScanDesc scan = d->shared ? table_beginscan_parallel(d->rel, d->scans[which]) :
 		table_beginscan(d->rel, d->snapshot, 0, NULL);
 	TupleTableSlot *slot = table_slot_create(d->rel, NULL);
 	MemoryContext caller = CurrentMemoryContext;
@@ -93,16 +100,77 @@ KeyRow(Discovery *d, TupleTableSlot *slot, Datum sketch)
 	}
 }
 
-/* Step 1: this participant's rows' keys into its spill of row keys */
+/* Step 1, counting exactly: this participant's rows' keys into its spill of row keys */
 void
 DiscoveryKeyScan(Discovery *d)
 {
 	d->row_keys = DiscoveryWriteSpill(d, "k", d->partitions, sizeof(RowKey), DiscoveryEntryPartition);
-	ForEachSketch(d, KeyRow);
+	ForEachSketch(d, 0, KeyRow);
 	if (d->shared)
 	{
 		/* the files stay, for whoever counts their partitions */
 		SpillEnd(d->row_keys);
 		d->row_keys = NULL;
+	}
+}
+
+static void
+FilterRow(Discovery *d, TupleTableSlot *slot, Datum sketch)
+{
+	uint64	   *keys = palloc(Max(d->keys.max_keys, 1) * sizeof(uint64));
+	uint64	   *summary = palloc(d->keys.summary_words * sizeof(uint64));
+	int			n;
+
+	if (d->req->check_settings)
+		CheckSettings(d, sketch);
+	n = d->keys.keys(&d->keys, sketch, keys, summary);
+	if (d->shared)
+		KeyFilterAddKeysShared(d->filter, keys, n);
+	else
+		KeyFilterAddKeys(d->filter, keys, n);
+}
+
+/* Step 1 with the filter (made by the caller: private, or shared) */
+void
+DiscoveryFilterScan(Discovery *d)
+{
+	ForEachSketch(d, 0, FilterRow);
+}
+
+static void
+FilteredKeyRow(Discovery *d, TupleTableSlot *slot, Datum sketch)
+{
+	const BucketKeys *bk = &d->keys;
+	uint64	   *keys = palloc(Max(bk->max_keys, 1) * sizeof(uint64));
+	uint64	   *kept = palloc(Max(bk->max_keys, 1) * sizeof(uint64));
+	KeyEntry   *entry = palloc(d->entry_width);
+	bool		id_null;
+	int			n;
+
+	n = bk->keys(bk, sketch, keys, entry->summary);
+	n = KeyFilterColliding(d->filter, keys, n, d->req->drop_frequent, kept);
+	d->counts[COUNT_KEPT] += n;
+	(void) slot_getattr(slot, d->id_att, &id_null);
+	if (id_null)
+		return;
+	entry->row = PackRow(&slot->tts_tid);
+	for (int i = 0; i < n; i++)
+	{
+		entry->key = kept[i];
+		SpillAdd(d->entries, entry);
+	}
+}
+
+/* Step 3 with the filter: the keys it passes into this participant's entries */
+void
+DiscoveryFilteredKeyScan(Discovery *d)
+{
+	d->entries = DiscoveryWriteSpill(d, "e", d->partitions, d->entry_width, DiscoveryEntryPartition);
+	ForEachSketch(d, 1, FilteredKeyRow);
+	if (d->shared)
+	{
+		/* the files stay, for whoever groups their partitions */
+		SpillEnd(d->entries);
+		d->entries = NULL;
 	}
 }

@@ -47,6 +47,7 @@
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "port/atomics.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 
@@ -71,14 +72,14 @@ typedef struct KeyFilterSize
 	uint64		ncounters;
 } KeyFilterSize;
 
-/* The aggregate's state. */
-typedef struct KeyFilterState
+/* The aggregate's state, and the engine's filter (key_filter.h). */
+struct KeyFilterState
 {
 	KeyFilterSize size;
 	uint8	   *seen;
 	uint8	   *again;
 	uint8	   *counts;			/* saturating at 255 */
-} KeyFilterState;
+};
 
 /* The result: the "again" bitmap, then the counters. */
 typedef struct KeyFilter
@@ -503,6 +504,152 @@ ndd_colliding(PG_FUNCTION_ARGS)
 	for (int i = 0; i < nkept; i++)
 		values[i] = Int64GetDatum((int64) kept[i]);
 	PG_RETURN_ARRAYTYPE_P(construct_array(values, nkept, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE));
+}
+
+
+/* ---------------------------------------------------------------------
+ * The same filter from C, for the discovery engine (key_filter.h)
+ * ---------------------------------------------------------------------
+ */
+
+KeyFilterState *
+KeyFilterCreate(int64 expected_keys)
+{
+	return NewState(CurrentMemoryContext, FilterSize(expected_keys));
+}
+
+double
+KeyFilterBitsPerKey(int64 expected_keys)
+{
+	return expected_keys > 0 ? (double) FilterSize(expected_keys).nbits / (double) expected_keys : 0.0;
+}
+
+/* Every line a row's keys need, asked for before the first is written. */
+static inline void
+PrefetchKeys(const KeyFilterState *filter, const uint64 *keys, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		uint64		bit = Slot(keys[i], BIT_SEED, filter->size.nbits);
+
+		PREFETCH(&filter->seen[bit >> 3]);
+		PREFETCH(&filter->again[bit >> 3]);
+		PREFETCH(&filter->counts[Slot(keys[i], COUNTER_SEED, filter->size.ncounters)]);
+	}
+}
+
+void
+KeyFilterAddKeys(KeyFilterState *filter, const uint64 *keys, int n)
+{
+	PrefetchKeys(filter, keys, n);
+	for (int i = 0; i < n; i++)
+		AddKey(filter, keys[i]);
+}
+
+Size
+KeyFilterBytes(const KeyFilterState *filter)
+{
+	return offsetof(KeyFilter, data) - VARHDRSZ + BitmapBytes(&filter->size) + filter->size.ncounters;
+}
+
+int
+KeyFilterColliding(const KeyFilterState *filter, const uint64 *keys, int n, int drop, uint64 *kept)
+{
+	return Colliding(filter->again, filter->counts, &filter->size, keys, n, drop, kept);
+}
+
+/*
+ * The same filter in shared memory, filled by every participant of a
+ * parallel pass at once: a bit is set, and a counter raised, by an atomic
+ * operation on the aligned 32-bit word that holds it, so the filter ends
+ * the same whatever the order the rows came in.
+ */
+Size
+KeyFilterSharedSize(int64 expected_keys)
+{
+	KeyFilterSize size = FilterSize(expected_keys);
+
+	return 2 * BitmapBytes(&size) + size.ncounters;
+}
+
+KeyFilterState *
+KeyFilterInShared(void *place, int64 expected_keys, bool initialize)
+{
+	uint8	   *data = place;
+	KeyFilterSize size = FilterSize(expected_keys);
+
+	/* each process's own pointers: the segment maps at its own address */
+	KeyFilterState *filter = palloc(sizeof(KeyFilterState));
+
+	filter->size = size;
+	filter->seen = data;
+	filter->again = data + BitmapBytes(&size);
+	filter->counts = data + 2 * BitmapBytes(&size);
+	if (initialize)
+		memset(data, 0, 2 * BitmapBytes(&size) + size.ncounters);
+	return filter;
+}
+
+/* OR mask into byte i of bytes, atomically: the byte's bits before. */
+static inline uint8
+AtomicOrByte(uint8 *bytes, uint64 i, uint8 mask)
+{
+	pg_atomic_uint32 *word = (pg_atomic_uint32 *) (bytes + (i & ~UINT64CONST(3)));
+	uint32		m = 0;
+	uint32		old;
+
+	/* the byte's place in the word, whatever the machine's byte order */
+	((uint8 *) &m)[i & 3] = mask;
+	old = pg_atomic_fetch_or_u32(word, m);
+	return ((uint8 *) &old)[i & 3];
+}
+
+/* Raise counter i of counts by one, atomically, saturating at 255. */
+static inline void
+AtomicCount(uint8 *counts, uint64 i)
+{
+	pg_atomic_uint32 *word = (pg_atomic_uint32 *) (counts + (i & ~UINT64CONST(3)));
+	uint32		old = pg_atomic_read_u32(word);
+
+	for (;;)
+	{
+		uint32		new = old;
+		uint8		count = ((uint8 *) &old)[i & 3];
+
+		if (count == 255)
+			return;
+		((uint8 *) &new)[i & 3] = count + 1;
+		if (pg_atomic_compare_exchange_u32(word, &old, new))
+			return;
+	}
+}
+
+void
+KeyFilterAddKeysShared(KeyFilterState *filter, const uint64 *keys, int n)
+{
+	PrefetchKeys(filter, keys, n);
+	for (int i = 0; i < n; i++)
+	{
+		uint64		bit = Slot(keys[i], BIT_SEED, filter->size.nbits);
+		uint8		m = (uint8) (1 << (bit & 7));
+
+		/* seen before, by this participant or another: seen again */
+		if ((filter->seen[bit >> 3] & m) || (AtomicOrByte(filter->seen, bit >> 3, m) & m))
+		{
+			if (!(filter->again[bit >> 3] & m))
+				(void) AtomicOrByte(filter->again, bit >> 3, m);
+		}
+		AtomicCount(filter->counts, Slot(keys[i], COUNTER_SEED, filter->size.ncounters));
+	}
+}
+
+void
+KeyFilterFree(KeyFilterState *filter)
+{
+	pfree(filter->seen);
+	pfree(filter->again);
+	pfree(filter->counts);
+	pfree(filter);
 }
 
 /*

@@ -195,13 +195,21 @@ INSERT INTO edocs (id, body, m128) SELECT 7000 + id, body, m128 FROM edocs WHERE
 SELECT c.* FROM pg_temp.compare('m128', 0.8) c;
 ROLLBACK;
 
--- progress step by step, on both paths: the engine counts keys exactly, so
--- it keeps fewer than the SQL path's filter; the same pairs
+-- the same progress as the SQL path, step by step
 SET ndd.discovery_path = engine;
 \set VERBOSITY terse
 SELECT count(*) FROM near_duplicate_pairs('edocs', 'm128', 'id', 0.8, progress => true);
 SET ndd.discovery_path = sql;
 SELECT count(*) FROM near_duplicate_pairs('edocs', 'm128', 'id', 0.8, progress => true);
+-- where the filter would have too few bits a key (2,484 rows at 64kB), the
+-- engine counts keys exactly: fewer keys kept, the same pairs
+CREATE TABLE ebig AS SELECT id, m128 FROM edocs UNION ALL SELECT id + 100000, m128 FROM edocs;
+SET work_mem = '64kB';
+SET ndd.discovery_path = engine;
+SELECT count(*) FROM near_duplicate_pairs('ebig', 'm128', 'id', 0.8, progress => true);
+SET ndd.discovery_path = sql;
+SELECT count(*) FROM near_duplicate_pairs('ebig', 'm128', 'id', 0.8);
+RESET work_mem;
 \set VERBOSITY default
 
 -- sketches made in different ways: the same error on both paths

@@ -103,6 +103,21 @@ SELECT c.* FROM pg_temp.compare('sh', NULL, 3) c;
 COMMIT;
 RESET work_mem;
 
+-- past the filter's 4 bits a key, the engine counts keys exactly: each row
+-- 4 times at 64kB is 1.1 bits a key for minhash, 8 times 2.9 for simhash
+CREATE TABLE eexact AS SELECT id + 10000 * c AS id, m128, sh FROM edocs, generate_series(0, 7) c;
+CREATE TABLE eexact4 AS SELECT * FROM eexact WHERE id < 40000;
+SET work_mem = '64kB';
+BEGIN;
+SELECT t, c.* FROM unnest(ARRAY[0.5, 0.9]) t, pg_temp.compare('m128', t, NULL, NULL, 'eexact4') c;
+SELECT c.* FROM pg_temp.compare('sh', NULL, 3, NULL, 'eexact') c;
+SET LOCAL max_parallel_workers_per_gather = 2;
+SET LOCAL min_parallel_table_scan_size = 0;
+SELECT c.* FROM pg_temp.compare('m128', 0.8, NULL, NULL, 'eexact4') c;
+SELECT c.* FROM pg_temp.compare('sh', NULL, 3, NULL, 'eexact') c;
+COMMIT;
+RESET work_mem;
+
 -- parallel workers: the same pairs as one process, at any work_mem
 -- (workers_of: the answer of a run with at most n workers)
 CREATE FUNCTION pg_temp.workers_of(n int, col name, t float8, k int DEFAULT NULL)

@@ -110,7 +110,9 @@ SortLowBits(char *records, char *scratch, size_t n, size_t width, size_t key_off
 			offsets[b] = sum;
 			sum += count[b];
 		}
-		if (width == 16)
+		if (width == 12)
+			Scatter(src, dst, n, 12, key_offset, hashed, d, offsets);
+		else if (width == 16)
 			Scatter(src, dst, n, 16, key_offset, hashed, d, offsets);
 		else if (width == 24)
 			Scatter(src, dst, n, 24, key_offset, hashed, d, offsets);

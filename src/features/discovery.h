@@ -46,6 +46,7 @@
 #ifndef NDD_DISCOVERY_H
 #define NDD_DISCOVERY_H
 
+#include "access/htup_details.h"
 #include "access/relscan.h"
 #include "access/tupdesc.h"
 #include "executor/tuptable.h"
@@ -175,12 +176,40 @@ typedef struct Discovery
 	TupleDesc	out_desc;
 } Discovery;
 
-/* one key of one row, as spilled in step 1 */
+/*
+ * One key of one row, as spilled in step 1: 12 bytes, the key in two
+ * halves (so 4-byte aligned) and the row's TID as one 32-bit number, its
+ * block times the lines a page can hold plus its line.  That fits tables
+ * of fewer than ROW_KEY_MAX_BLOCKS blocks (2^23 at 8kB, 64 GB): beyond,
+ * the engine keeps the filter.
+ */
 typedef struct RowKey
 {
-	uint64		key;
-	uint64		row;			/* the row's TID, packed */
+	uint32		key[2];			/* the key, as memcpy lays out a uint64 */
+	uint32		row;
 } RowKey;
+
+#define ROW_KEY_LINE_BITS \
+	(MaxHeapTuplesPerPage < 512 ? 9 : MaxHeapTuplesPerPage < 1024 ? 10 : \
+	 MaxHeapTuplesPerPage < 2048 ? 11 : 12)
+#define ROW_KEY_MAX_BLOCKS		((BlockNumber) 1 << (32 - ROW_KEY_LINE_BITS))
+
+static inline uint64
+RowKeyKey(const RowKey *rk)
+{
+	uint64		key;
+
+	memcpy(&key, rk->key, sizeof(key));
+	return key;
+}
+
+/* the row as PackRow packs it */
+static inline uint64
+RowKeyRow(const RowKey *rk)
+{
+	return ((uint64) (rk->row >> ROW_KEY_LINE_BITS) << 16) |
+		(rk->row & ((1 << ROW_KEY_LINE_BITS) - 1));
+}
 
 /* a key more than one row holds, as spilled in step 2: which row, how many */
 typedef struct SharedKey
@@ -322,7 +351,8 @@ extern int	DiscoveryPartitions(Size budget, double total, Size width);
 /* the partition of nparts a value falls in, hashed with salt */
 extern int	DiscoveryPartitionOf(uint64 value, uint64 salt, int nparts);
 
-/* the partition of an entry (by key) and of a candidate (by first row) */
+/* the partition of a row key, an entry (both by key) and a candidate (by first row) */
+extern int	DiscoveryRowKeyPartition(const void *record, int level, int nparts);
 extern int	DiscoveryEntryPartition(const void *record, int level, int nparts);
 extern int	DiscoveryEdgePartition(const void *record, int level, int nparts);
 

@@ -67,17 +67,17 @@ CountInMemory(Discovery *d, Spill *spill, int part, void *arg)
 	pfree(scratch);
 	for (uint64 i = 1; i <= n; i++)
 	{
-		if (i < n && keys[i].key == keys[start].key)
+		if (i < n && RowKeyKey(&keys[i]) == RowKeyKey(&keys[start]))
 			continue;
 		if (i - start > 1)
 		{
 			SharedKey	shared;
 
-			shared.key = keys[start].key;
+			shared.key = RowKeyKey(&keys[start]);
 			shared.count = (uint32) Min(i - start, (uint64) PG_UINT32_MAX);
 			for (uint64 j = start; j < i; j++)
 			{
-				shared.row = keys[j].row;
+				shared.row = RowKeyRow(&keys[j]);
 				shared.range = RangeOf(d, shared.row);
 				SpillAdd(d->shared_keys, &shared);
 			}
@@ -92,7 +92,7 @@ void
 DiscoveryCountKeys(Discovery *d)
 {
 	Spill	   *row_keys = DiscoveryReadSpill(d, "k", d->row_keys, d->partitions, sizeof(RowKey),
-											  DiscoveryEntryPartition);
+											  DiscoveryRowKeyPartition);
 	int			part;
 
 	d->range_partitions = DiscoveryRangePartitions(d);

@@ -109,6 +109,13 @@ DiscoveryEntryPartition(const void *record, int level, int nparts)
 	return DiscoveryPartitionOf(entry->key, UINT64CONST(0x9E3779B97F4A7C15) * (uint64) level, nparts);
 }
 
+/* A row key's partition: as its key's entry's. */
+int
+DiscoveryRowKeyPartition(const void *record, int level, int nparts)
+{
+	return DiscoveryPartitionOf(RowKeyKey(record), UINT64CONST(0x9E3779B97F4A7C15) * (uint64) level, nparts);
+}
+
 /* A candidate's partition: its first row's hash, mixed anew at each level. */
 int
 DiscoveryEdgePartition(const void *record, int level, int nparts)
@@ -200,7 +207,8 @@ DiscoveryOpen(Discovery *d, const DiscoveryRequest *req)
 	d->entry_width = offsetof(KeyEntry, summary) + d->keys.summary_words * sizeof(uint64);
 	d->nblocks = RelationGetNumberOfBlocks(d->rel);
 	/* the filter where it keeps its quality, else exact counts (discovery.h) */
-	d->exact = KeyFilterBitsPerKey(req->expected_keys) < FILTER_MIN_BITS_PER_KEY;
+	d->exact = KeyFilterBitsPerKey(req->expected_keys) < FILTER_MIN_BITS_PER_KEY &&
+		d->nblocks < ROW_KEY_MAX_BLOCKS;
 	/* partitions for about the keys the SQL path would size its filter for */
 	d->partitions = DiscoveryPartitions(d->budget, (double) Max(req->expected_keys, 1),
 										d->entry_width);

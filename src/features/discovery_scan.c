@@ -4,7 +4,7 @@
  *		its snapshot.
  *
  * Counting exactly, step 1 sends each row's bucket keys with its heap
- * position, 16 bytes a key, into partitions by key, for step 2 to count.
+ * position, 12 bytes a key, into partitions by key, for step 2 to count.
  * Rows without an id are left out, as the SQL path's join on ids never
  * pairs them: the counts then hold for the rows that can pair, and prefix
  * filtering needs only counts that are the same for every row.
@@ -92,10 +92,14 @@ KeyRow(Discovery *d, TupleTableSlot *slot, Datum sketch)
 	n = bk->keys(bk, sketch, keys, summary);
 	d->counts[COUNT_ROWS]++;
 	d->counts[COUNT_KEYS] += n;
-	rk.row = PackRow(&slot->tts_tid);
+	/* a table that grew past the open's blocks has no row of this snapshot there */
+	if (ItemPointerGetBlockNumber(&slot->tts_tid) >= ROW_KEY_MAX_BLOCKS)
+		elog(ERROR, "ndd: a row beyond the blocks the discovery engine counts exactly");
+	rk.row = (ItemPointerGetBlockNumber(&slot->tts_tid) << ROW_KEY_LINE_BITS) |
+		ItemPointerGetOffsetNumber(&slot->tts_tid);
 	for (int i = 0; i < n; i++)
 	{
-		rk.key = keys[i];
+		memcpy(rk.key, &keys[i], sizeof(uint64));
 		SpillAdd(d->row_keys, &rk);
 	}
 }
@@ -104,7 +108,7 @@ KeyRow(Discovery *d, TupleTableSlot *slot, Datum sketch)
 void
 DiscoveryKeyScan(Discovery *d)
 {
-	d->row_keys = DiscoveryWriteSpill(d, "k", d->partitions, sizeof(RowKey), DiscoveryEntryPartition);
+	d->row_keys = DiscoveryWriteSpill(d, "k", d->partitions, sizeof(RowKey), DiscoveryRowKeyPartition);
 	ForEachSketch(d, 0, KeyRow);
 	if (d->shared)
 	{

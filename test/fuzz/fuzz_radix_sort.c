@@ -3,12 +3,13 @@
  *		The discovery engine's radix sort and grouping (base/radix_sort.c)
  *		on arbitrary records, against a plain stable sort.
  *
- * Input: byte 0: the record's width (16, 24 or 48 bytes) and the field's
- * place in it (first or second word); byte 1: how many low bits of each
+ * Input: byte 0: the record's width (12, 16, 24 or 48 bytes) and the
+ * field's place in it (first or second word); byte 1: how many low bits of each
  * field to keep (1 to 64), so that fields repeat and runs form, and
  * whether to keep high bits instead (heap positions, whose high digits one
- * range shares); the rest, the records' bytes.  Each record's last word is
- * overwritten with its place in the input, to check stability.
+ * range shares); the rest, the records' bytes.  Each record's last word
+ * (4 bytes of a 12-byte record) is its place in the input, to check
+ * stability.
  *
  * Checks: RadixSortRecords orders the records by field, equal fields in
  * input order, as a stable comparison sort does; RadixGroupRecords keeps
@@ -45,10 +46,22 @@ Word(const char *record, size_t offset)
 	return v;
 }
 
+/* A record's place in the input: its last 4 or 8 bytes. */
+static uint64
+PlaceOf(const char *record, size_t width)
+{
+	uint32		p4;
+
+	if (width != 12)
+		return Word(record, width - 8);
+	memcpy(&p4, record + 8, 4);
+	return p4;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const size_t widths[] = {16, 24, 48};
+	static const size_t widths[] = {12, 16, 24, 48};
 	size_t		width;
 	size_t		offset;
 	int			bits;
@@ -61,7 +74,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 2)
 		return 0;
-	width = widths[(data[0] & 3) % 3];
+	width = widths[data[0] & 3];
 	offset = (width > 16 && (data[0] & 4)) ? 8 : 0;
 	bits = 1 + (data[1] & 63);
 	high = (data[1] & 64) != 0;
@@ -84,7 +97,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		v = bits == 64 ? v : (high ? v << (64 - bits) : v & ((UINT64CONST(1) << bits) - 1));
 		memset(record, 0xA5, width);
 		memcpy(record + offset, &v, 8);
-		memcpy(record + width - 8, &place, 8);
+		if (width == 12)
+		{
+			uint32		p4 = (uint32) i;
+
+			memcpy(record + 8, &p4, 4);
+		}
+		else
+			memcpy(record + width - 8, &place, 8);
 		expect[i].field = v;
 		expect[i].place = i;
 	}
@@ -96,7 +116,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < n; i++)
 	{
 		if (Word(records + i * width, offset) != expect[i].field ||
-			Word(records + i * width, width - 8) != expect[i].place)
+			PlaceOf(records + i * width, width) != expect[i].place)
 			abort();
 	}
 
@@ -107,14 +127,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		for (size_t i = 0; i < n; i++)
 		{
-			uint64		place = Word(grouped + i * width, width - 8);
+			uint64		place = PlaceOf(grouped + i * width, width);
 			uint64		field = Word(grouped + i * width, offset);
 
 			if (place >= n || seen[place])
 				abort();
 			seen[place] = true;
 			if (i > 0 && Word(grouped + (i - 1) * width, offset) == field &&
-				Word(grouped + (i - 1) * width, width - 8) > place)
+				PlaceOf(grouped + (i - 1) * width, width) > place)
 				abort();
 			/* a field seen before must be the one just before: its run goes on */
 			for (size_t j = 0; j + 1 < i; j++)

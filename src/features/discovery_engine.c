@@ -100,20 +100,23 @@ DiscoveryPartitionOf(uint64 value, uint64 salt, int nparts)
 	return (int) (((h >> 32) * (uint64) nparts) >> 32);
 }
 
+/* the salt of the partitions by key, times the level */
+#define KEY_PARTITION_SALT	UINT64CONST(0x9E3779B97F4A7C15)
+
 /* An entry's partition: its key's hash, mixed anew at each level. */
 int
 DiscoveryEntryPartition(const void *record, int level, int nparts)
 {
 	const KeyEntry *entry = record;
 
-	return DiscoveryPartitionOf(entry->key, UINT64CONST(0x9E3779B97F4A7C15) * (uint64) level, nparts);
+	return DiscoveryPartitionOf(entry->key, KEY_PARTITION_SALT * (uint64) level, nparts);
 }
 
 /* A row key's partition: as its key's entry's. */
 int
 DiscoveryRowKeyPartition(const void *record, int level, int nparts)
 {
-	return DiscoveryPartitionOf(RowKeyKey(record), UINT64CONST(0x9E3779B97F4A7C15) * (uint64) level, nparts);
+	return DiscoveryPartitionOf(RowKeyKey(record), KEY_PARTITION_SALT * (uint64) level, nparts);
 }
 
 /* A candidate's partition: its first row's hash, mixed anew at each level. */

@@ -79,7 +79,6 @@ KeyRow(Discovery *d, TupleTableSlot *slot, Datum sketch)
 {
 	const BucketKeys *bk = &d->keys;
 	uint64	   *keys = palloc(Max(bk->max_keys, 1) * sizeof(uint64));
-	uint64	   *summary = palloc(bk->summary_words * sizeof(uint64));
 	RowKey		rk;
 	bool		id_null;
 	int			n;
@@ -89,7 +88,7 @@ KeyRow(Discovery *d, TupleTableSlot *slot, Datum sketch)
 	(void) slot_getattr(slot, d->id_att, &id_null);
 	if (id_null)
 		return;
-	n = bk->keys(bk, sketch, keys, summary);
+	n = bk->keys(bk, sketch, keys, NULL);
 	d->counts[COUNT_ROWS]++;
 	d->counts[COUNT_KEYS] += n;
 	/* a table that grew past the open's blocks has no row of this snapshot there */
@@ -122,12 +121,11 @@ static void
 FilterRow(Discovery *d, TupleTableSlot *slot, Datum sketch)
 {
 	uint64	   *keys = palloc(Max(d->keys.max_keys, 1) * sizeof(uint64));
-	uint64	   *summary = palloc(d->keys.summary_words * sizeof(uint64));
 	int			n;
 
 	if (d->req->check_settings)
 		CheckSettings(d, sketch);
-	n = d->keys.keys(&d->keys, sketch, keys, summary);
+	n = d->keys.keys(&d->keys, sketch, keys, NULL);
 	if (d->shared)
 		KeyFilterAddKeysShared(d->filter, keys, n);
 	else

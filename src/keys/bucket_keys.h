@@ -24,7 +24,8 @@ struct BucketKeys
 
 	/*
 	 * a sketch's keys and summary; how many keys (0: it has none).  keys
-	 * NULL: the summary alone, for a row whose keys are known.
+	 * NULL: the summary alone, for a row whose keys are known; summary
+	 * NULL: the keys alone, for a pass that only counts them.
 	 */
 	int			(*keys) (const BucketKeys *bk, Datum sketch, uint64 *keys, uint64 *summary);
 	/* a necessary test of two rows that share a key, on their summaries */

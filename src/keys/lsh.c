@@ -317,7 +317,8 @@ MinhashBucketKeys(const BucketKeys *bk, Datum sketch, uint64 *keys, uint64 *summ
 		n = 0;
 	for (int b = 0; keys != NULL && b < n; b++)
 		keys[b] = LshBandHash(mh, b, bk->rows);
-	MinHashLowbits(mh, summary);
+	if (summary != NULL)
+		MinHashLowbits(mh, summary);
 	if ((Pointer) mh != DatumGetPointer(sketch))
 		pfree(mh);
 	return n;

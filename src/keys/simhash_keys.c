@@ -178,7 +178,8 @@ SimhashBucketKeys(const BucketKeys *bk, Datum sketch, uint64 *keys, uint64 *summ
 {
 	SimHash		v = DatumGetSimHash(sketch);
 
-	summary[0] = v;
+	if (summary != NULL)
+		summary[0] = v;
 	if (keys != NULL)
 	{
 		Datum	   *made = SimHashKeys(&bk->layout, v);

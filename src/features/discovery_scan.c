@@ -126,17 +126,29 @@ FilterRow(Discovery *d, TupleTableSlot *slot, Datum sketch)
 	if (d->req->check_settings)
 		CheckSettings(d, sketch);
 	n = d->keys.keys(&d->keys, sketch, keys, NULL);
-	if (d->shared)
-		KeyFilterAddKeysShared(d->filter, keys, n);
-	else
-		KeyFilterAddKeys(d->filter, keys, n);
+	KeyFilterAddKeys(d->filter, keys, n);
 }
 
-/* Step 1 with the filter (made by the caller: private, or shared) */
+/*
+ * Step 1 with the filter (made by the caller: private, or shared).  In
+ * parallel each participant fills one of its own, added to the shared one
+ * at the end (key_filter.h): work_mem of its own, as each participant of
+ * a parallel hash join has.
+ */
 void
 DiscoveryFilterScan(Discovery *d)
 {
+	KeyFilterState *shared = d->filter;
+
+	if (d->shared)
+		d->filter = KeyFilterCreate(d->req->expected_keys);
 	ForEachSketch(d, 0, FilterRow);
+	if (d->shared)
+	{
+		KeyFilterAddToShared(shared, d->filter);
+		KeyFilterFree(d->filter);
+		d->filter = shared;
+	}
 }
 
 static void

@@ -37,12 +37,13 @@ extern void KeyFilterFree(KeyFilterState *filter);
 
 /*
  * The same filter in shared memory for a parallel pass: the bytes it
- * takes, and a state over them (zeroed by the one that initializes) that
- * KeyFilterAddKeysShared fills atomically, never freed.
+ * takes, and a state over them (zeroed by the one that initializes), never
+ * freed.  Each participant fills a filter of its own (KeyFilterCreate) and
+ * adds it once: KeyFilterAddToShared, atomic, in any order.
  */
 extern Size KeyFilterSharedSize(int64 expected_keys);
 extern KeyFilterState *KeyFilterInShared(void *place, int64 expected_keys, bool initialize);
-extern void KeyFilterAddKeysShared(KeyFilterState *filter, const uint64 *keys, int n);
+extern void KeyFilterAddToShared(KeyFilterState *shared, const KeyFilterState *own);
 
 /*
  * Of keys[0 .. n), each held by counts[i] rows, all but the drop most

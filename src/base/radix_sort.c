@@ -29,6 +29,14 @@
 /* records between checks for cancel */
 #define RECORDS_PER_CHECK	(1 << 20)
 
+/* what a record is sorted on */
+typedef enum SortOn
+{
+	SORT_ON_FIELD,				/* its uint64 field */
+	SORT_ON_FIELD32,			/* its uint32 field */
+	SORT_ON_HASH				/* its uint64 field's hash: to group */
+} SortOn;
+
 static inline uint64
 FieldOf(const char *record, size_t key_offset)
 {
@@ -40,11 +48,16 @@ FieldOf(const char *record, size_t key_offset)
 
 /* The value sorted on: the field, or for grouping its hash (keys may be structured). */
 static inline uint64
-SortValueOf(const char *record, size_t key_offset, bool hashed)
+SortValueOf(const char *record, size_t key_offset, SortOn on)
 {
-	uint64		v = FieldOf(record, key_offset);
+	uint32		v32;
 
-	return hashed ? NddHashMix(v) : v;
+	if (on == SORT_ON_FIELD32)
+	{
+		memcpy(&v32, record + key_offset, sizeof(uint32));
+		return v32;
+	}
+	return on == SORT_ON_HASH ? NddHashMix(FieldOf(record, key_offset)) : FieldOf(record, key_offset);
 }
 
 static inline int
@@ -59,14 +72,14 @@ DigitOf(uint64 v, int d)
  * width makes each copy a few moves.
  */
 static inline void
-Scatter(const char *src, char *dst, size_t n, size_t width, size_t key_offset, bool hashed,
+Scatter(const char *src, char *dst, size_t n, size_t width, size_t key_offset, SortOn on,
 		int d, size_t *offsets)
 {
 	for (size_t i = 0; i < n; i++)
 	{
 		const char *record = src + i * width;
 
-		memcpy(dst + offsets[DigitOf(SortValueOf(record, key_offset, hashed), d)]++ * width,
+		memcpy(dst + offsets[DigitOf(SortValueOf(record, key_offset, on), d)]++ * width,
 			   record, width);
 		if ((i & (RECORDS_PER_CHECK - 1)) == 0)
 			CHECK_FOR_INTERRUPTS();
@@ -75,7 +88,7 @@ Scatter(const char *src, char *dst, size_t n, size_t width, size_t key_offset, b
 
 /* Sort by the low digits of the value sorted on: enough for bits bits. */
 static void
-SortLowBits(char *records, char *scratch, size_t n, size_t width, size_t key_offset, bool hashed,
+SortLowBits(char *records, char *scratch, size_t n, size_t width, size_t key_offset, SortOn on,
 			int bits)
 {
 	int			digits = Min((bits + DIGIT_BITS - 1) / DIGIT_BITS, MAX_DIGITS);
@@ -87,7 +100,7 @@ SortLowBits(char *records, char *scratch, size_t n, size_t width, size_t key_off
 	/* 1. every digit of every field counted, in one pass */
 	for (size_t i = 0; i < n; i++)
 	{
-		uint64		v = SortValueOf(records + i * width, key_offset, hashed);
+		uint64		v = SortValueOf(records + i * width, key_offset, on);
 
 		for (int d = 0; d < digits; d++)
 			counts[d * DIGIT_VALUES + DigitOf(v, d)]++;
@@ -103,7 +116,7 @@ SortLowBits(char *records, char *scratch, size_t n, size_t width, size_t key_off
 		char	   *swap;
 
 		/* the array always holds every record, so its first one will do */
-		if (count[DigitOf(SortValueOf(records, key_offset, hashed), d)] == n)
+		if (count[DigitOf(SortValueOf(records, key_offset, on), d)] == n)
 			continue;
 		for (int b = 0; b < DIGIT_VALUES; b++)
 		{
@@ -111,13 +124,13 @@ SortLowBits(char *records, char *scratch, size_t n, size_t width, size_t key_off
 			sum += count[b];
 		}
 		if (width == 12)
-			Scatter(src, dst, n, 12, key_offset, hashed, d, offsets);
+			Scatter(src, dst, n, 12, key_offset, on, d, offsets);
 		else if (width == 16)
-			Scatter(src, dst, n, 16, key_offset, hashed, d, offsets);
+			Scatter(src, dst, n, 16, key_offset, on, d, offsets);
 		else if (width == 24)
-			Scatter(src, dst, n, 24, key_offset, hashed, d, offsets);
+			Scatter(src, dst, n, 24, key_offset, on, d, offsets);
 		else
-			Scatter(src, dst, n, width, key_offset, hashed, d, offsets);
+			Scatter(src, dst, n, width, key_offset, on, d, offsets);
 		swap = src;
 		src = dst;
 		dst = swap;
@@ -133,7 +146,13 @@ SortLowBits(char *records, char *scratch, size_t n, size_t width, size_t key_off
 void
 RadixSortRecords(char *records, char *scratch, size_t n, size_t width, size_t key_offset)
 {
-	SortLowBits(records, scratch, n, width, key_offset, false, 64);
+	SortLowBits(records, scratch, n, width, key_offset, SORT_ON_FIELD, 64);
+}
+
+void
+RadixSortRecords32(char *records, char *scratch, size_t n, size_t width, size_t key_offset)
+{
+	SortLowBits(records, scratch, n, width, key_offset, SORT_ON_FIELD32, 32);
 }
 
 /* Records [start, end), whose hashes agree in their low bits, stably by the whole field. */
@@ -163,11 +182,11 @@ RadixGroupRecords(char *records, char *scratch, size_t n, size_t width, size_t k
 	size_t		start = 0;
 	uint64		mask = (UINT64CONST(1) << GROUP_BITS) - 1;
 
-	SortLowBits(records, scratch, n, width, key_offset, true, GROUP_BITS);
+	SortLowBits(records, scratch, n, width, key_offset, SORT_ON_HASH, GROUP_BITS);
 	for (size_t i = 1; i <= n; i++)
 	{
-		if (i < n && (SortValueOf(records + i * width, key_offset, true) & mask) ==
-			(SortValueOf(records + start * width, key_offset, true) & mask))
+		if (i < n && (SortValueOf(records + i * width, key_offset, SORT_ON_HASH) & mask) ==
+			(SortValueOf(records + start * width, key_offset, SORT_ON_HASH) & mask))
 			continue;
 		if (i - start > 1)
 			OrderRun(records, scratch, start, i, width, key_offset);

@@ -1,6 +1,6 @@
 /*
  * radix_sort.h
- *		Fixed-width records sorted by one uint64 field, a digit at a time
+ *		Fixed-width records sorted by one uint64 (or uint32) field, a digit at a time
  *		from the least significant (radix_sort.c).  The discovery engine
  *		sorts partitions of millions of 16- and 24-byte records by a key or
  *		a heap position, where a comparison sort took a quarter of its time.
@@ -16,6 +16,9 @@
  */
 extern void RadixSortRecords(char *records, char *scratch, size_t n, size_t width,
 							 size_t key_offset);
+/* The same by a uint32 field. */
+extern void RadixSortRecords32(char *records, char *scratch, size_t n, size_t width,
+							   size_t key_offset);
 
 /*
  * The same records with equal fields together, each field's in their

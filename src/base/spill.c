@@ -36,6 +36,7 @@ struct Spill
 	int			nsources;		/* files per partition: writers read as one */
 	Size		width;
 	SpillPartitionOf partition_of;
+	const void *partition_arg;
 	int			level;
 	MemoryContext context;		/* where the files live, made with the spill */
 	SharedFileSet *fileset;		/* NULL: private temporary files */
@@ -50,7 +51,8 @@ struct Spill
 };
 
 static Spill *
-NewSpill(int nparts, int nsources, Size width, SpillPartitionOf partition_of, int level)
+NewSpill(int nparts, int nsources, Size width, SpillPartitionOf partition_of,
+		 const void *partition_arg, int level)
 {
 	Spill	   *spill = palloc0(sizeof(Spill));
 
@@ -59,6 +61,7 @@ NewSpill(int nparts, int nsources, Size width, SpillPartitionOf partition_of, in
 	spill->nsources = nsources;
 	spill->width = width;
 	spill->partition_of = partition_of;
+	spill->partition_arg = partition_arg;
 	spill->level = level;
 	spill->context = CurrentMemoryContext;
 	spill->files = palloc0((Size) nparts * nsources * sizeof(BufFile *));
@@ -68,16 +71,17 @@ NewSpill(int nparts, int nsources, Size width, SpillPartitionOf partition_of, in
 }
 
 Spill *
-SpillCreate(int nparts, Size width, SpillPartitionOf partition_of, int level)
+SpillCreate(int nparts, Size width, SpillPartitionOf partition_of, const void *partition_arg,
+			int level)
 {
-	return NewSpill(nparts, 1, width, partition_of, level);
+	return NewSpill(nparts, 1, width, partition_of, partition_arg, level);
 }
 
 Spill *
 SpillCreateShared(SharedFileSet *fileset, const char *name, int nparts, Size width,
-				  SpillPartitionOf partition_of)
+				  SpillPartitionOf partition_of, const void *partition_arg)
 {
-	Spill	   *spill = NewSpill(nparts, 1, width, partition_of, 0);
+	Spill	   *spill = NewSpill(nparts, 1, width, partition_of, partition_arg, 0);
 
 	spill->fileset = fileset;
 	spill->names = palloc(sizeof(char *));
@@ -87,9 +91,9 @@ SpillCreateShared(SharedFileSet *fileset, const char *name, int nparts, Size wid
 
 Spill *
 SpillOpenShared(SharedFileSet *fileset, char **names, int nnames, int nparts, Size width,
-				SpillPartitionOf partition_of)
+				SpillPartitionOf partition_of, const void *partition_arg)
 {
-	Spill	   *spill = NewSpill(nparts, nnames, width, partition_of, 0);
+	Spill	   *spill = NewSpill(nparts, nnames, width, partition_of, partition_arg, 0);
 
 	spill->fileset = fileset;
 	spill->names = names;
@@ -133,7 +137,7 @@ void
 SpillAdd(Spill *spill, const void *record)
 {
 	int			part = spill->nparts == 1 ? 0 :
-		spill->partition_of(record, spill->level, spill->nparts);
+		spill->partition_of(record, spill->level, spill->nparts, spill->partition_arg);
 
 	if (spill->stage == NULL)
 	{
@@ -322,7 +326,8 @@ AddTo(void *arg, const void *record)
 Spill *
 SpillSplit(Spill *spill, int part, int nparts)
 {
-	Spill	   *split = SpillCreate(nparts, spill->width, spill->partition_of, spill->level + 1);
+	Spill	   *split = SpillCreate(nparts, spill->width, spill->partition_of, spill->partition_arg,
+								spill->level + 1);
 
 	SpillForEach(spill, part, AddTo, split);
 	return split;

@@ -20,19 +20,23 @@
 
 typedef struct Spill Spill;
 
-/* which partition, of nparts, a record goes to; level counts re-splits */
-typedef int (*SpillPartitionOf) (const void *record, int level, int nparts);
+/*
+ * Which partition, of nparts, a record goes to; level counts re-splits,
+ * arg is what the spill was made with.
+ */
+typedef int (*SpillPartitionOf) (const void *record, int level, int nparts, const void *arg);
 
 /* a private spill, in this backend's temporary files */
-extern Spill *SpillCreate(int nparts, Size width, SpillPartitionOf partition_of, int level);
+extern Spill *SpillCreate(int nparts, Size width, SpillPartitionOf partition_of,
+						  const void *partition_arg, int level);
 
 /* one writer's part of a shared spill: files "<name>.<part>" in fileset */
 extern Spill *SpillCreateShared(SharedFileSet *fileset, const char *name, int nparts, Size width,
-								SpillPartitionOf partition_of);
+								SpillPartitionOf partition_of, const void *partition_arg);
 
 /* a shared spill to read: the files of every writer named in names */
 extern Spill *SpillOpenShared(SharedFileSet *fileset, char **names, int nnames, int nparts,
-							  Size width, SpillPartitionOf partition_of);
+							  Size width, SpillPartitionOf partition_of, const void *partition_arg);
 
 extern int	SpillPartitions(const Spill *spill);
 extern void SpillAdd(Spill *spill, const void *record);

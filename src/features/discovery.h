@@ -203,22 +203,32 @@ RowKeyKey(const RowKey *rk)
 	return key;
 }
 
-/* the row as PackRow packs it */
+/* a row's 32-bit number (RowKey.row) as PackRow packs its TID */
 static inline uint64
-RowKeyRow(const RowKey *rk)
+PackRowNumber(uint32 row)
 {
-	return ((uint64) (rk->row >> ROW_KEY_LINE_BITS) << 16) |
-		(rk->row & ((1 << ROW_KEY_LINE_BITS) - 1));
+	return ((uint64) (row >> ROW_KEY_LINE_BITS) << 16) | (row & ((1 << ROW_KEY_LINE_BITS) - 1));
 }
 
-/* a key more than one row holds, as spilled in step 2: which row, how many */
+/*
+ * A key more than one row holds, as spilled in step 2: 16 bytes, the key
+ * and row as in RowKey, and how many rows hold the key.
+ */
 typedef struct SharedKey
 {
-	uint64		row;
-	uint64		key;
-	uint32		count;			/* rows holding the key */
-	uint32		range;			/* the partition of the row's heap range */
+	uint32		key[2];
+	uint32		row;
+	uint32		count;
 } SharedKey;
+
+static inline uint64
+SharedKeyKey(const SharedKey *sk)
+{
+	uint64		key;
+
+	memcpy(&key, sk->key, sizeof(key));
+	return key;
+}
 
 /* one kept key of one row with the row's summary, as spilled in step 3 */
 typedef struct KeyEntry
@@ -327,7 +337,7 @@ extern void DiscoveryAnswer(Discovery *d, int64 id_a, int64 id_b, double similar
 
 /* discovery_components.c: step 6 */
 extern void DiscoveryGroupChecks(Discovery *d);
-extern int	DiscoveryGroupPartition(const void *record, int level, int nparts);
+extern int	DiscoveryGroupPartition(const void *record, int level, int nparts, const void *arg);
 
 /* discovery_verify.c: step 7 */
 extern void DiscoveryVerifyChecks(Discovery *d);
@@ -352,12 +362,12 @@ extern int	DiscoveryPartitions(Size budget, double total, Size width);
 extern int	DiscoveryPartitionOf(uint64 value, uint64 salt, int nparts);
 
 /* the partition of a row key, an entry (both by key) and a candidate (by first row) */
-extern int	DiscoveryRowKeyPartition(const void *record, int level, int nparts);
-extern int	DiscoveryEntryPartition(const void *record, int level, int nparts);
-extern int	DiscoveryEdgePartition(const void *record, int level, int nparts);
+extern int	DiscoveryRowKeyPartition(const void *record, int level, int nparts, const void *arg);
+extern int	DiscoveryEntryPartition(const void *record, int level, int nparts, const void *arg);
+extern int	DiscoveryEdgePartition(const void *record, int level, int nparts, const void *arg);
 
 /* a shared key's partition: its heap range */
-extern int	DiscoverySharedKeyPartition(const void *record, int level, int nparts);
+extern int	DiscoverySharedKeyPartition(const void *record, int level, int nparts, const void *arg);
 
 /*
  * A spill of kind ("k" row keys, "s" shared keys, "e" entries, "g"

@@ -142,7 +142,7 @@ Regroup(void *arg, const void *record)
 
 /* A pair's partition: its group's hash, mixed anew at each level. */
 int
-DiscoveryGroupPartition(const void *record, int level, int nparts)
+DiscoveryGroupPartition(const void *record, int level, int nparts, const void *arg)
 {
 	const TextCheck *check = record;
 

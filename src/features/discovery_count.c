@@ -19,28 +19,21 @@
 #include "base/radix_sort.h"
 #include "features/discovery.h"
 
-/* The heap range a row falls in: its block's share of the table. */
-static uint32
-RangeOf(Discovery *d, uint64 row)
-{
-	uint64		block = row >> 16;
-	uint64		range = block * (uint64) d->range_partitions / Max(d->nblocks, 1);
-
-	return (uint32) Min(range, (uint64) d->range_partitions - 1);
-}
-
 /*
- * A shared key's partition: the heap range its writer computed; split
+ * A shared key's partition: the heap range its row falls in, its block's
+ * share of the table's blocks (every participant counts the same); split
  * again, its row's hash, so that a row's keys stay together.
  */
 int
-DiscoverySharedKeyPartition(const void *record, int level, int nparts)
+DiscoverySharedKeyPartition(const void *record, int level, int nparts, const void *arg)
 {
 	const SharedKey *shared = record;
+	const Discovery *d = arg;
+	uint64		block = shared->row >> ROW_KEY_LINE_BITS;
 
 	if (level > 0)
 		return DiscoveryPartitionOf(shared->row, UINT64CONST(0x165667B19E3779F9) * (uint64) level, nparts);
-	return (int) Min(shared->range, (uint32) nparts - 1);
+	return (int) Min(block * (uint64) nparts / Max(d->nblocks, 1), (uint64) nparts - 1);
 }
 
 /*
@@ -73,12 +66,11 @@ CountInMemory(Discovery *d, Spill *spill, int part, void *arg)
 		{
 			SharedKey	shared;
 
-			shared.key = RowKeyKey(&keys[start]);
+			memcpy(shared.key, keys[start].key, sizeof(shared.key));
 			shared.count = (uint32) Min(i - start, (uint64) PG_UINT32_MAX);
 			for (uint64 j = start; j < i; j++)
 			{
-				shared.row = RowKeyRow(&keys[j]);
-				shared.range = RangeOf(d, shared.row);
+				shared.row = keys[j].row;
 				SpillAdd(d->shared_keys, &shared);
 			}
 		}

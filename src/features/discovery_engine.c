@@ -105,7 +105,7 @@ DiscoveryPartitionOf(uint64 value, uint64 salt, int nparts)
 
 /* An entry's partition: its key's hash, mixed anew at each level. */
 int
-DiscoveryEntryPartition(const void *record, int level, int nparts)
+DiscoveryEntryPartition(const void *record, int level, int nparts, const void *arg)
 {
 	const KeyEntry *entry = record;
 
@@ -114,14 +114,14 @@ DiscoveryEntryPartition(const void *record, int level, int nparts)
 
 /* A row key's partition: as its key's entry's. */
 int
-DiscoveryRowKeyPartition(const void *record, int level, int nparts)
+DiscoveryRowKeyPartition(const void *record, int level, int nparts, const void *arg)
 {
 	return DiscoveryPartitionOf(RowKeyKey(record), KEY_PARTITION_SALT * (uint64) level, nparts);
 }
 
 /* A candidate's partition: its first row's hash, mixed anew at each level. */
 int
-DiscoveryEdgePartition(const void *record, int level, int nparts)
+DiscoveryEdgePartition(const void *record, int level, int nparts, const void *arg)
 {
 	const Edge *edge = record;
 

@@ -165,9 +165,9 @@ DiscoveryWriteSpill(Discovery *d, const char *kind, int nparts, Size width,
 					SpillPartitionOf partition_of)
 {
 	if (d->shared == NULL)
-		return SpillCreate(nparts, width, partition_of, 0);
+		return SpillCreate(nparts, width, partition_of, d, 0);
 	return SpillCreateShared(&d->shared->fileset, psprintf("%s%d", kind, d->participant),
-							 nparts, width, partition_of);
+							 nparts, width, partition_of, d);
 }
 
 Spill *
@@ -182,7 +182,7 @@ DiscoveryReadSpill(Discovery *d, const char *kind, Spill *written, int nparts, S
 	for (int i = 0; i < d->shared->nparticipants; i++)
 		names[i] = psprintf("%s%d", kind, i);
 	return SpillOpenShared(&d->shared->fileset, names, d->shared->nparticipants, nparts,
-						   width, partition_of);
+						   width, partition_of, d);
 }
 
 /*

@@ -35,7 +35,7 @@ SummarizeRow(Discovery *d, FetchedRow *r, const SharedKey *shared, int n)
 	KeyEntry   *entry;
 	int			nkept;
 
-	DiscoveryFetch(d, shared[0].row, r);
+	DiscoveryFetch(d, PackRowNumber(shared[0].row), r);
 	if (!r->found)
 		return;
 	caller = MemoryContextSwitchTo(d->row_context);
@@ -45,13 +45,13 @@ SummarizeRow(Discovery *d, FetchedRow *r, const SharedKey *shared, int n)
 	entry = palloc(d->entry_width);
 	for (int i = 0; i < n; i++)
 	{
-		keys[i] = shared[i].key;
+		keys[i] = SharedKeyKey(&shared[i]);
 		counts[i] = shared[i].count;
 	}
 	(void) bk->keys(bk, r->sketch, NULL, entry->summary);
 	nkept = KeysLessMostFrequent(keys, counts, n, d->req->drop_frequent, kept);
 	d->counts[COUNT_KEPT] += nkept;
-	entry->row = shared[0].row;
+	entry->row = PackRowNumber(shared[0].row);
 	for (int i = 0; i < nkept; i++)
 	{
 		entry->key = kept[i];
@@ -71,7 +71,7 @@ SummarizeInMemory(Discovery *d, Spill *spill, int part, void *arg)
 	char	   *scratch = palloc_extended(Max(n, 1) * sizeof(SharedKey), MCXT_ALLOC_HUGE);
 	uint64		start = 0;
 
-	RadixSortRecords((char *) shared, scratch, n, sizeof(SharedKey), offsetof(SharedKey, row));
+	RadixSortRecords32((char *) shared, scratch, n, sizeof(SharedKey), offsetof(SharedKey, row));
 	pfree(scratch);
 	for (uint64 i = 1; i <= n; i++)
 	{

@@ -12,7 +12,8 @@
  * stability.
  *
  * Checks: RadixSortRecords orders the records by field, equal fields in
- * input order, as a stable comparison sort does; RadixGroupRecords keeps
+ * input order, as a stable comparison sort does, and RadixSortRecords32
+ * by the field's first four bytes as a uint32; RadixGroupRecords keeps
  * every record, puts equal fields together (one run per field), each run
  * in input order.
  */
@@ -35,6 +36,15 @@ CompareKeyed(const void *a, const void *b)
 	if (x->field != y->field)
 		return x->field < y->field ? -1 : 1;
 	return x->place < y->place ? -1 : x->place > y->place;
+}
+
+static uint32
+Word32(const char *record, size_t offset)
+{
+	uint32		v;
+
+	memcpy(&v, record + offset, 4);
+	return v;
 }
 
 static uint64
@@ -69,6 +79,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t		n;
 	char	   *records;
 	char	   *grouped;
+	char	   *narrow;
 	char	   *scratch;
 	Keyed	   *expect;
 
@@ -83,6 +94,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = size / 8;
 	records = palloc(Max(n, 1) * width);
 	grouped = palloc(Max(n, 1) * width);
+	narrow = palloc(Max(n, 1) * width);
 	scratch = palloc(Max(n, 1) * width);
 	expect = palloc(Max(n, 1) * sizeof(Keyed));
 
@@ -109,6 +121,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		expect[i].place = i;
 	}
 	memcpy(grouped, records, n * width);
+	memcpy(narrow, records, n * width);
 	qsort(expect, n, sizeof(Keyed), CompareKeyed);
 
 	/* 2. the sort: the stable order */
@@ -146,6 +159,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		pfree(seen);
 	}
+
+	/* 4. the sort by a uint32: the stable order of the field's first four bytes */
+	for (size_t i = 0; i < n; i++)
+	{
+		expect[i].field = Word32(narrow + i * width, offset);
+		expect[i].place = i;
+	}
+	qsort(expect, n, sizeof(Keyed), CompareKeyed);
+	RadixSortRecords32(narrow, scratch, n, width, offset);
+	for (size_t i = 0; i < n; i++)
+	{
+		if (Word32(narrow + i * width, offset) != expect[i].field ||
+			PlaceOf(narrow + i * width, width) != expect[i].place)
+			abort();
+	}
+	pfree(narrow);
 	pfree(records);
 	pfree(grouped);
 	pfree(scratch);

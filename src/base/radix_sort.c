@@ -8,10 +8,11 @@
  * the array and the scratch space.  A digit every record shares (the high
  * bits of heap positions in one range) costs nothing.  PostgreSQL's sort
  * template compares and swaps; this moves each record at most six times,
- * in order, whatever the data.  Grouping needs less: sorted by the low 33
- * bits of each field's hash (three moves; a hash, since keys may be
- * structured), equal fields are together, and the rare other fields whose
- * hashes agree there are put in order within their short runs.
+ * in order, whatever the data.  Grouping needs less: sorted by the low
+ * bits of each field's hash (one digit up to 2048 records, two up to 4M,
+ * else three; a hash, since keys may be structured), equal fields are
+ * together, and the rare other fields whose hashes agree there are put in
+ * order within their short runs.
  */
 #include "postgres.h"
 
@@ -23,7 +24,7 @@
 #define DIGIT_BITS		11
 #define DIGIT_VALUES	(1 << DIGIT_BITS)
 #define MAX_DIGITS		((64 + DIGIT_BITS - 1) / DIGIT_BITS)
-/* grouping sorts by this many low bits of each field's hash: three digits */
+/* grouping sorts by at most this many low bits of each field's hash */
 #define GROUP_BITS		(3 * DIGIT_BITS)
 
 /* records between checks for cancel */
@@ -176,13 +177,29 @@ OrderRun(char *records, char *hold, size_t start, size_t end, size_t width, size
 	}
 }
 
+/*
+ * Digits of the hash enough that a bucket holds about one field: sorting
+ * fewer digits moves every record fewer times, and the rare fields that
+ * share a bucket are put in order within it.
+ */
+static int
+GroupBits(size_t n)
+{
+	int			bits = DIGIT_BITS;
+
+	while (bits < GROUP_BITS && (UINT64CONST(1) << bits) < n)
+		bits += DIGIT_BITS;
+	return bits;
+}
+
 void
-RadixGroupRecords(char *records, char *scratch, size_t n, size_t width, size_t key_offset)
+RadixGroupRecordsByBits(char *records, char *scratch, size_t n, size_t width, size_t key_offset,
+						int bits)
 {
 	size_t		start = 0;
-	uint64		mask = (UINT64CONST(1) << GROUP_BITS) - 1;
+	uint64		mask = (UINT64CONST(1) << bits) - 1;
 
-	SortLowBits(records, scratch, n, width, key_offset, SORT_ON_HASH, GROUP_BITS);
+	SortLowBits(records, scratch, n, width, key_offset, SORT_ON_HASH, bits);
 	for (size_t i = 1; i <= n; i++)
 	{
 		if (i < n && (SortValueOf(records + i * width, key_offset, SORT_ON_HASH) & mask) ==
@@ -192,4 +209,10 @@ RadixGroupRecords(char *records, char *scratch, size_t n, size_t width, size_t k
 			OrderRun(records, scratch, start, i, width, key_offset);
 		start = i;
 	}
+}
+
+void
+RadixGroupRecords(char *records, char *scratch, size_t n, size_t width, size_t key_offset)
+{
+	RadixGroupRecordsByBits(records, scratch, n, width, key_offset, GroupBits(n));
 }

@@ -27,5 +27,8 @@ extern void RadixSortRecords32(char *records, char *scratch, size_t n, size_t wi
  */
 extern void RadixGroupRecords(char *records, char *scratch, size_t n, size_t width,
 							  size_t key_offset);
+/* The same by the given low bits of the hashes (11, 22 or 33): for the fuzz harness. */
+extern void RadixGroupRecordsByBits(char *records, char *scratch, size_t n, size_t width,
+									size_t key_offset, int bits);
 
 #endif							/* NDD_RADIX_SORT_H */

@@ -3,8 +3,9 @@
  *		The discovery engine's radix sort and grouping (base/radix_sort.c)
  *		on arbitrary records, against a plain stable sort.
  *
- * Input: byte 0: the record's width (12, 16, 24 or 48 bytes) and the
- * field's place in it (first or second word); byte 1: how many low bits of each
+ * Input: byte 0: the record's width (12, 16, 24 or 48 bytes), the
+ * field's place in it (first or second word), and the hash bits the
+ * grouping sorts by (its own choice, or 11, 22 or 33); byte 1: how many low bits of each
  * field to keep (1 to 64), so that fields repeat and runs form, and
  * whether to keep high bits instead (heap positions, whose high digits one
  * range shares); the rest, the records' bytes.  Each record's last word
@@ -75,6 +76,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t		width;
 	size_t		offset;
 	int			bits;
+	int			group_bits;
 	bool		high;
 	size_t		n;
 	char	   *records;
@@ -87,6 +89,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	width = widths[data[0] & 3];
 	offset = (width > 16 && (data[0] & 4)) ? 8 : 0;
+	group_bits = 11 * ((data[0] >> 3) & 3);
 	bits = 1 + (data[1] & 63);
 	high = (data[1] & 64) != 0;
 	data += 2;
@@ -134,7 +137,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	/* 3. the grouping: every record once, one run per field, in input order */
-	RadixGroupRecords(grouped, scratch, n, width, offset);
+	if (group_bits == 0)
+		RadixGroupRecords(grouped, scratch, n, width, offset);
+	else
+		RadixGroupRecordsByBits(grouped, scratch, n, width, offset, group_bits);
 	{
 		bool	   *seen = palloc0(Max(n, 1));
 

@@ -69,6 +69,21 @@ PlaceOf(const char *record, size_t width)
 	return p4;
 }
 
+/* The records in expect's order: the field (all 8 bytes, or the first 4) and the place. */
+static void
+CheckOrder(const char *records, size_t n, size_t width, size_t offset, bool narrow,
+		   const Keyed *expect)
+{
+	for (size_t i = 0; i < n; i++)
+	{
+		const char *record = records + i * width;
+		uint64		field = narrow ? Word32(record, offset) : Word(record, offset);
+
+		if (field != expect[i].field || PlaceOf(record, width) != expect[i].place)
+			abort();
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -129,12 +144,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* 2. the sort: the stable order */
 	RadixSortRecords(records, scratch, n, width, offset);
-	for (size_t i = 0; i < n; i++)
-	{
-		if (Word(records + i * width, offset) != expect[i].field ||
-			PlaceOf(records + i * width, width) != expect[i].place)
-			abort();
-	}
+	CheckOrder(records, n, width, offset, false, expect);
 
 	/* 3. the grouping: every record once, one run per field, in input order */
 	if (group_bits == 0)
@@ -174,12 +184,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	qsort(expect, n, sizeof(Keyed), CompareKeyed);
 	RadixSortRecords32(narrow, scratch, n, width, offset);
-	for (size_t i = 0; i < n; i++)
-	{
-		if (Word32(narrow + i * width, offset) != expect[i].field ||
-			PlaceOf(narrow + i * width, width) != expect[i].place)
-			abort();
-	}
+	CheckOrder(narrow, n, width, offset, true, expect);
 	pfree(narrow);
 	pfree(records);
 	pfree(grouped);

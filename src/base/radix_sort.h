@@ -1,10 +1,10 @@
 /*
  * radix_sort.h
- *		Fixed-width records sorted by one uint64 (or uint32) field, a digit at a time
- *		from the least significant (radix_sort.c).  The discovery engine
- *		sorts partitions of millions of 16- and 24-byte records by a key or
- *		a heap position, where a comparison sort took a quarter of its time.
- *		It includes nothing of ndd.
+ *		Fixed-width records sorted by one uint64 or uint32 field, a digit at
+ *		a time from the least significant (radix_sort.c).  The discovery
+ *		engine sorts partitions of millions of 12- to 48-byte records by a
+ *		key or a heap position, where a comparison sort took a quarter of
+ *		its time.  It includes nothing of ndd.
  */
 #ifndef NDD_RADIX_SORT_H
 #define NDD_RADIX_SORT_H

@@ -8,14 +8,14 @@
  * Counting the keys exactly, its steps are:
  *
  *	1. key scan: every row's bucket keys with its heap position, into
- *	   partitions by key (spill.h), and every sketch checked to be made
- *	   like the first;
+ *	   partitions by key (spill.h), its summary into partitions by heap
+ *	   range, and every sketch checked to be made like the first;
  *	2. counting: each partition sorted, each key's rows counted exactly,
  *	   and the keys that more than one row holds, with their counts, into
- *	   partitions by heap position;
- *	3. summaries: those partitions in heap order, each row fetched once
- *	   for the summary of its sketch, its most frequent keys left out as
- *	   prefix filtering allows, the rest into partitions by key;
+ *	   the partitions of their rows' heap ranges;
+ *	3. summaries: each heap range's shared keys joined to its summaries
+ *	   by row, each row's most frequent keys left out as prefix filtering
+ *	   allows, the rest with the summary into partitions by key;
  *	4. grouping: each partition sorted in memory, and the rows of each key
  *	   paired when their summaries are close enough, into partitions of
  *	   candidate pairs;
@@ -31,7 +31,8 @@
  * work_mem (key_filter.h): a filter of keys seen twice, held to work_mem,
  * lets more and more single keys through as the table grows, where
  * counting by sorting is exact at any size, and a row's summary, four
- * times the size of a key, is spilled only for its shared keys.  When the
+ * times the size of a key, is spilled once by heap range (not re-read
+ * from the table) and joined only to its shared keys.  When the
  * filter has its full bits a key, it is cheaper, most of all where most
  * keys are shared (families of near-duplicates), and the first steps are
  * the SQL path's: step 1 adds every row's keys to the filter, step 2 has
@@ -160,8 +161,10 @@ typedef struct Discovery
 	BlockNumber nblocks;		/* the heap's, split into ranges in step 2 */
 	Size		entry_width;	/* a KeyEntry with its summary */
 	int			partitions;		/* of row keys, entries and candidates */
-	int			range_partitions;	/* of shared keys, by heap range */
+	int			range_partitions;	/* of summaries and shared keys, by heap range */
+	Size		summary_width;	/* a RowSummary */
 	Spill	   *row_keys;		/* of RowKey, by key */
+	Spill	   *summaries;		/* of RowSummary, by heap range */
 	Spill	   *shared_keys;	/* of SharedKey, by heap range */
 	Spill	   *entries;		/* of KeyEntry, by key */
 	Spill	   *edges;			/* of Edge, by first row */
@@ -209,6 +212,16 @@ PackRowNumber(uint32 row)
 {
 	return ((uint64) (row >> ROW_KEY_LINE_BITS) << 16) | (row & ((1 << ROW_KEY_LINE_BITS) - 1));
 }
+
+/*
+ * A row's summary, as spilled in step 1: its 32-bit number as in RowKey,
+ * then the summary's words (bucket_keys.h), copied in and out.
+ */
+typedef struct RowSummary
+{
+	uint32		row;
+	uint32		summary[FLEXIBLE_ARRAY_MEMBER];	/* uint64 words, 4-byte aligned */
+} RowSummary;
 
 /*
  * A key more than one row holds, as spilled in step 2: 16 bytes, the key
@@ -366,12 +379,13 @@ extern int	DiscoveryRowKeyPartition(const void *record, int level, int nparts, c
 extern int	DiscoveryEntryPartition(const void *record, int level, int nparts, const void *arg);
 extern int	DiscoveryEdgePartition(const void *record, int level, int nparts, const void *arg);
 
-/* a shared key's partition: its heap range */
+/* a shared key's partition and a summary's: its row's heap range (split again: the row's hash) */
 extern int	DiscoverySharedKeyPartition(const void *record, int level, int nparts, const void *arg);
+extern int	DiscoveryRowSummaryPartition(const void *record, int level, int nparts, const void *arg);
 
 /*
- * A spill of kind ("k" row keys, "s" shared keys, "e" entries, "g"
- * candidates, "v" checks, "r" results) this
+ * A spill of kind ("k" row keys, "u" summaries, "s" shared keys, "e"
+ * entries, "g" candidates, "v" checks, "r" results) this
  * participant writes, and the spill of that kind every participant wrote,
  * to read (serially: written itself).
  */

@@ -8,7 +8,7 @@
  * radix sort: this is most of the engine's sorting); a key
  * of one row ends here (most keys, on most text), a key of several rows
  * goes out once for each of them, with its count, to the partition of the
- * row's heap range, for step 3 to read the rows in heap order.  A
+ * row's heap range, where step 3 finds the row's summary.  A
  * partition that would not fit in work_mem is split again by other bits of
  * its keys' hashes first, as step 4 splits its own.
  */
@@ -20,31 +20,43 @@
 #include "features/discovery.h"
 
 /*
- * A shared key's partition: the heap range its row falls in, its block's
- * share of the table's blocks (every participant counts the same); split
- * again, its row's hash, so that a row's keys stay together.
+ * The partition of a row's heap range: its block's share of the table's
+ * blocks (every participant counts the same); split again, its row's
+ * hash, so that a row's shared keys and its summary stay together.
  */
-int
-DiscoverySharedKeyPartition(const void *record, int level, int nparts, const void *arg)
+static int
+RowRangePartition(uint32 row, int level, int nparts, const Discovery *d)
 {
-	const SharedKey *shared = record;
-	const Discovery *d = arg;
-	uint64		block = shared->row >> ROW_KEY_LINE_BITS;
+	uint64		block = row >> ROW_KEY_LINE_BITS;
 
 	if (level > 0)
-		return DiscoveryPartitionOf(shared->row, UINT64CONST(0x165667B19E3779F9) * (uint64) level, nparts);
+		return DiscoveryPartitionOf(row, UINT64CONST(0x165667B19E3779F9) * (uint64) level, nparts);
 	return (int) Min(block * (uint64) nparts / Max(d->nblocks, 1), (uint64) nparts - 1);
 }
 
+int
+DiscoverySharedKeyPartition(const void *record, int level, int nparts, const void *arg)
+{
+	return RowRangePartition(((const SharedKey *) record)->row, level, nparts, arg);
+}
+
+int
+DiscoveryRowSummaryPartition(const void *record, int level, int nparts, const void *arg)
+{
+	return RowRangePartition(((const RowSummary *) record)->row, level, nparts, arg);
+}
+
 /*
- * The heap ranges of step 2's spill: as many as the keys of step 1 would
- * need if every key were shared, so that a range fits work_mem.  Every
- * participant computes the same, from the shared count.
+ * The heap ranges of the summaries and shared keys: as many as the keys
+ * expected would need if every key were shared, so that a range fits
+ * work_mem (one that does not is split by row, both spills alike).  Known
+ * before step 1, which writes the summaries; every participant computes
+ * the same, from the shared request.
  */
 int
 DiscoveryRangePartitions(Discovery *d)
 {
-	return DiscoveryPartitions(d->budget, (double) Max(DiscoveryTotal(d, COUNT_KEYS), 1), sizeof(SharedKey));
+	return DiscoveryPartitions(d->budget, (double) Max(d->req->expected_keys, 1), sizeof(SharedKey));
 }
 
 /* One partition that fits: sorted by key, each key of several rows sent on. */
@@ -87,7 +99,6 @@ DiscoveryCountKeys(Discovery *d)
 											  DiscoveryRowKeyPartition);
 	int			part;
 
-	d->range_partitions = DiscoveryRangePartitions(d);
 	d->shared_keys = DiscoveryWriteSpill(d, "s", d->range_partitions, sizeof(SharedKey),
 										 DiscoverySharedKeyPartition);
 	while (DiscoveryClaim(d, DISCOVERY_STEP_COUNT, d->partitions, &part))

@@ -215,6 +215,8 @@ DiscoveryOpen(Discovery *d, const DiscoveryRequest *req)
 	/* partitions for about the keys the SQL path would size its filter for */
 	d->partitions = DiscoveryPartitions(d->budget, (double) Max(req->expected_keys, 1),
 										d->entry_width);
+	d->summary_width = offsetof(RowSummary, summary) + d->keys.summary_words * sizeof(uint64);
+	d->range_partitions = DiscoveryRangePartitions(d);
 }
 
 void
@@ -305,7 +307,7 @@ DiscoveryStep(Discovery *d, int step)
 	switch (step)
 	{
 		case DISCOVERY_STEP_KEYS:
-			/* 1. every row's keys, by key, or into the filter; the settings */
+			/* 1. every row's keys, by key, and summary, by heap range; or the filter */
 			if (d->exact)
 				DiscoveryKeyScan(d);
 			else
@@ -317,7 +319,7 @@ DiscoveryStep(Discovery *d, int step)
 				DiscoveryCountKeys(d);
 			break;
 		case DISCOVERY_STEP_SUMMARIES:
-			/* 3. rows with shared keys with their summaries, by key */
+			/* 3. shared keys less the most frequent, with summaries, by key */
 			if (d->exact)
 				DiscoverySummaries(d);
 			else

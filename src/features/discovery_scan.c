@@ -4,7 +4,9 @@
  *		its snapshot.
  *
  * Counting exactly, step 1 sends each row's bucket keys with its heap
- * position, 12 bytes a key, into partitions by key, for step 2 to count.
+ * position, 12 bytes a key, into partitions by key, for step 2 to count,
+ * and the row's summary once, into partitions by heap range, for step 3
+ * to join to the row's shared keys without reading the table again.
  * Rows without an id are left out, as the SQL path's join on ids never
  * pairs them: the counts then hold for the rows that can pair, and prefix
  * filtering needs only counts that are the same for every row.
@@ -79,6 +81,8 @@ KeyRow(Discovery *d, TupleTableSlot *slot, Datum sketch)
 {
 	const BucketKeys *bk = &d->keys;
 	uint64	   *keys = palloc(Max(bk->max_keys, 1) * sizeof(uint64));
+	uint64	   *summary = palloc(bk->summary_words * sizeof(uint64));
+	RowSummary *rs = palloc(d->summary_width);
 	RowKey		rk;
 	bool		id_null;
 	int			n;
@@ -88,7 +92,7 @@ KeyRow(Discovery *d, TupleTableSlot *slot, Datum sketch)
 	(void) slot_getattr(slot, d->id_att, &id_null);
 	if (id_null)
 		return;
-	n = bk->keys(bk, sketch, keys, NULL);
+	n = bk->keys(bk, sketch, keys, summary);
 	d->counts[COUNT_ROWS]++;
 	d->counts[COUNT_KEYS] += n;
 	/* a table that grew past the open's blocks has no row of this snapshot there */
@@ -101,6 +105,13 @@ KeyRow(Discovery *d, TupleTableSlot *slot, Datum sketch)
 		memcpy(rk.key, &keys[i], sizeof(uint64));
 		SpillAdd(d->row_keys, &rk);
 	}
+	/* a row without keys shares none: its summary is never asked for */
+	if (n > 0)
+	{
+		rs->row = rk.row;
+		memcpy(rs->summary, summary, bk->summary_words * sizeof(uint64));
+		SpillAdd(d->summaries, rs);
+	}
 }
 
 /* Step 1, counting exactly: this participant's rows' keys into its spill of row keys */
@@ -108,12 +119,16 @@ void
 DiscoveryKeyScan(Discovery *d)
 {
 	d->row_keys = DiscoveryWriteSpill(d, "k", d->partitions, sizeof(RowKey), DiscoveryRowKeyPartition);
+	d->summaries = DiscoveryWriteSpill(d, "u", d->range_partitions, d->summary_width,
+									   DiscoveryRowSummaryPartition);
 	ForEachSketch(d, 0, KeyRow);
 	if (d->shared)
 	{
-		/* the files stay, for whoever counts their partitions */
+		/* the files stay, for whoever reads their partitions */
 		SpillEnd(d->row_keys);
 		d->row_keys = NULL;
+		SpillEnd(d->summaries);
+		d->summaries = NULL;
 	}
 }
 

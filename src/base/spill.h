@@ -5,10 +5,10 @@
  *		it in memory.  Each partition is read back whole when it fits the
  *		caller's budget, or split again into smaller ones when it does not.
  *
- * The files are PostgreSQL's BufFiles: their buffers are a block each,
- * they count against temp_file_limit, and they are deleted at the end of
- * the transaction, or with a parallel operation's shared file set, whether
- * it commits or fails.  A spill is private to its backend, or written by
+ * The files are fd.c's temporary files, written and read in large calls
+ * (spill.c says why not BufFiles): they count against temp_file_limit,
+ * and they are deleted at the end of the transaction, or with a parallel
+ * operation's shared file set, whether it commits or fails.  A spill is private to its backend, or written by
  * each participant of a parallel operation under its own name in a shared
  * file set and read as one by any of them (each partition the union of
  * every writer's file for it).
@@ -64,7 +64,7 @@ extern Spill *SpillSplit(Spill *spill, int part, int nparts);
 
 extern void SpillEnd(Spill *spill);
 
-/* partitions whose file buffers and gathered records take at most a quarter of budget bytes */
+/* partitions whose write buffers, a block each at least, take at most a quarter of budget bytes */
 extern int	SpillMaxPartitions(Size budget);
 
 #endif							/* NDD_SPILL_H */

@@ -224,6 +224,20 @@ SET ndd.discovery_path = engine;
 SELECT count(*) FROM near_duplicate_pairs('ebig', 'm128', 'id', 0.8, progress => true);
 SET ndd.discovery_path = sql;
 SELECT count(*) FROM near_duplicate_pairs('ebig', 'm128', 'id', 0.8);
+-- its temporary files count against temp_file_limit, with workers too:
+-- SQLSTATE 53400, and the files gone with the error
+SET ndd.discovery_path = engine;
+SET temp_file_limit = '64kB';
+\set VERBOSITY sqlstate
+SELECT count(*) FROM near_duplicate_pairs('ebig', 'm128', 'id', 0.8);
+BEGIN;
+SET LOCAL max_parallel_workers_per_gather = 2;
+SET LOCAL min_parallel_table_scan_size = 0;
+SELECT count(*) FROM near_duplicate_pairs('ebig', 'm128', 'id', 0.8);
+ROLLBACK;
+\set VERBOSITY terse
+RESET temp_file_limit;
+SELECT count(*) AS files_left FROM pg_ls_tmpdir();
 RESET work_mem;
 \set VERBOSITY default
 

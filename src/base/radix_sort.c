@@ -124,7 +124,9 @@ SortLowBits(char *records, char *scratch, size_t n, size_t width, size_t key_off
 			offsets[b] = sum;
 			sum += count[b];
 		}
-		if (width == 12)
+		if (width == 8)
+			Scatter(src, dst, n, 8, key_offset, on, d, offsets);
+		else if (width == 12)
 			Scatter(src, dst, n, 12, key_offset, on, d, offsets);
 		else if (width == 16)
 			Scatter(src, dst, n, 16, key_offset, on, d, offsets);

@@ -223,6 +223,13 @@ typedef struct RowSummary
 	uint32		summary[FLEXIBLE_ARRAY_MEMBER];	/* uint64 words, 4-byte aligned */
 } RowSummary;
 
+/* a packed TID (PackRow) as RowKey numbers rows, for a table of fewer than ROW_KEY_MAX_BLOCKS */
+static inline uint32
+RowNumberOfPacked(uint64 row)
+{
+	return (uint32) (((row >> 16) << ROW_KEY_LINE_BITS) | (row & 0xFFFF));
+}
+
 /*
  * A key more than one row holds, as spilled in step 2: 16 bytes, the key
  * and row as in RowKey, and how many rows hold the key.

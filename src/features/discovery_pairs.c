@@ -25,14 +25,37 @@
 #include "base/radix_sort.h"
 #include "features/discovery.h"
 
-/* Candidates sorted by (lo, hi): by hi, then stably by lo. */
+/*
+ * Candidates sorted by (lo, hi).  Rows that fit 32 bits (RowKey's
+ * numbers, which every table of fewer than ROW_KEY_MAX_BLOCKS has) make a
+ * pair one 64-bit number, sorted once: at 10M rows the two sorts of
+ * 16-byte edges, by hi and then stably by lo, moved 2.5 times the bytes.
+ */
 static void
-SortEdges(Edge *edges, uint64 n)
+SortEdges(Discovery *d, Edge *edges, uint64 n)
 {
-	char	   *scratch = palloc_extended(Max(n, 1) * sizeof(Edge), MCXT_ALLOC_HUGE);
+	uint64	   *pairs;
+	char	   *scratch;
 
-	RadixSortRecords((char *) edges, scratch, n, sizeof(Edge), offsetof(Edge, hi));
-	RadixSortRecords((char *) edges, scratch, n, sizeof(Edge), offsetof(Edge, lo));
+	if (d->nblocks >= ROW_KEY_MAX_BLOCKS)
+	{
+		scratch = palloc_extended(Max(n, 1) * sizeof(Edge), MCXT_ALLOC_HUGE);
+		RadixSortRecords((char *) edges, scratch, n, sizeof(Edge), offsetof(Edge, hi));
+		RadixSortRecords((char *) edges, scratch, n, sizeof(Edge), offsetof(Edge, lo));
+		pfree(scratch);
+		return;
+	}
+	pairs = palloc_extended(Max(n, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
+	scratch = palloc_extended(Max(n, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
+	for (uint64 i = 0; i < n; i++)
+		pairs[i] = ((uint64) RowNumberOfPacked(edges[i].lo) << 32) | RowNumberOfPacked(edges[i].hi);
+	RadixSortRecords((char *) pairs, scratch, n, sizeof(uint64), 0);
+	for (uint64 i = 0; i < n; i++)
+	{
+		edges[i].lo = PackRowNumber((uint32) (pairs[i] >> 32));
+		edges[i].hi = PackRowNumber((uint32) pairs[i]);
+	}
+	pfree(pairs);
 	pfree(scratch);
 }
 
@@ -126,7 +149,7 @@ ScoreInMemory(Discovery *d, Spill *spill, int part, void *arg)
 	Edge	   *edges = (Edge *) SpillTake(spill, part, &n);
 	uint64		fetched_lo = PG_UINT64_MAX;
 
-	SortEdges(edges, n);
+	SortEdges(d, edges, n);
 	for (uint64 i = 0; i < n; i++)
 	{
 		if (i > 0 && edges[i].lo == edges[i - 1].lo && edges[i].hi == edges[i - 1].hi)

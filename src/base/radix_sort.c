@@ -12,7 +12,8 @@
  * bits of each field's hash (one digit up to 2048 records, two up to 4M,
  * else three; a hash, since keys may be structured), equal fields are
  * together, and the rare other fields whose hashes agree there are put in
- * order within their short runs.
+ * order within their short runs.  A uint32 field that is itself a hash
+ * (the discovery engine's key tags) is grouped by its own low bits.
  */
 #include "postgres.h"
 
@@ -158,19 +159,27 @@ RadixSortRecords32(char *records, char *scratch, size_t n, size_t width, size_t 
 	SortLowBits(records, scratch, n, width, key_offset, SORT_ON_FIELD32, 32);
 }
 
-/* Records [start, end), whose hashes agree in their low bits, stably by the whole field. */
+/* The whole field a record is grouped by: its uint32, or the uint64 whose hash was sorted on. */
+static inline uint64
+WholeFieldOf(const char *record, size_t key_offset, SortOn on)
+{
+	return on == SORT_ON_FIELD32 ? SortValueOf(record, key_offset, on) : FieldOf(record, key_offset);
+}
+
+/* Records [start, end), whose sorted-on values agree in their low bits, stably by the whole field. */
 static void
-OrderRun(char *records, char *hold, size_t start, size_t end, size_t width, size_t key_offset)
+OrderRun(char *records, char *hold, size_t start, size_t end, size_t width, size_t key_offset,
+		 SortOn on)
 {
 	for (size_t i = start + 1; i < end; i++)
 	{
-		uint64		v = FieldOf(records + i * width, key_offset);
+		uint64		v = WholeFieldOf(records + i * width, key_offset, on);
 		size_t		j = i;
 
-		if (FieldOf(records + (i - 1) * width, key_offset) <= v)
+		if (WholeFieldOf(records + (i - 1) * width, key_offset, on) <= v)
 			continue;
 		memcpy(hold, records + i * width, width);
-		while (j > start && FieldOf(records + (j - 1) * width, key_offset) > v)
+		while (j > start && WholeFieldOf(records + (j - 1) * width, key_offset, on) > v)
 		{
 			memcpy(records + j * width, records + (j - 1) * width, width);
 			j--;
@@ -194,27 +203,48 @@ GroupBits(size_t n)
 	return bits;
 }
 
-void
-RadixGroupRecordsByBits(char *records, char *scratch, size_t n, size_t width, size_t key_offset,
-						int bits)
+/* Sorted by the low bits of the value sorted on, then each run of equal bits by the whole field. */
+static void
+GroupByBits(char *records, char *scratch, size_t n, size_t width, size_t key_offset, SortOn on,
+			int bits)
 {
 	size_t		start = 0;
 	uint64		mask = (UINT64CONST(1) << bits) - 1;
 
-	SortLowBits(records, scratch, n, width, key_offset, SORT_ON_HASH, bits);
+	SortLowBits(records, scratch, n, width, key_offset, on, bits);
 	for (size_t i = 1; i <= n; i++)
 	{
-		if (i < n && (SortValueOf(records + i * width, key_offset, SORT_ON_HASH) & mask) ==
-			(SortValueOf(records + start * width, key_offset, SORT_ON_HASH) & mask))
+		if (i < n && (SortValueOf(records + i * width, key_offset, on) & mask) ==
+			(SortValueOf(records + start * width, key_offset, on) & mask))
 			continue;
 		if (i - start > 1)
-			OrderRun(records, scratch, start, i, width, key_offset);
+			OrderRun(records, scratch, start, i, width, key_offset, on);
 		start = i;
 	}
 }
 
 void
+RadixGroupRecordsByBits(char *records, char *scratch, size_t n, size_t width, size_t key_offset,
+						int bits)
+{
+	GroupByBits(records, scratch, n, width, key_offset, SORT_ON_HASH, bits);
+}
+
+void
 RadixGroupRecords(char *records, char *scratch, size_t n, size_t width, size_t key_offset)
 {
-	RadixGroupRecordsByBits(records, scratch, n, width, key_offset, GroupBits(n));
+	GroupByBits(records, scratch, n, width, key_offset, SORT_ON_HASH, GroupBits(n));
+}
+
+void
+RadixGroupRecords32ByBits(char *records, char *scratch, size_t n, size_t width, size_t key_offset,
+						  int bits)
+{
+	GroupByBits(records, scratch, n, width, key_offset, SORT_ON_FIELD32, bits);
+}
+
+void
+RadixGroupRecords32(char *records, char *scratch, size_t n, size_t width, size_t key_offset)
+{
+	GroupByBits(records, scratch, n, width, key_offset, SORT_ON_FIELD32, GroupBits(n));
 }

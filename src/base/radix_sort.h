@@ -31,4 +31,13 @@ extern void RadixGroupRecords(char *records, char *scratch, size_t n, size_t wid
 extern void RadixGroupRecordsByBits(char *records, char *scratch, size_t n, size_t width,
 									size_t key_offset, int bits);
 
+/*
+ * The same by a uint32 field that is already a hash, sorted by its own
+ * low bits; and by the given bits, for the fuzz harness.
+ */
+extern void RadixGroupRecords32(char *records, char *scratch, size_t n, size_t width,
+								size_t key_offset);
+extern void RadixGroupRecords32ByBits(char *records, char *scratch, size_t n, size_t width,
+									  size_t key_offset, int bits);
+
 #endif							/* NDD_RADIX_SORT_H */

@@ -200,12 +200,48 @@ FlushPart(Spill *spill, int part)
 	spill->buffered[part] = 0;
 }
 
+/*
+ * A record into a buffer.  memcpy of a width known only at run time is a
+ * call for each record: at 3M rows that call was 8% of the engine's
+ * samples; for the widths the engine spills it becomes a few moves.
+ */
+static inline void
+CopyRecord(char *dst, const void *record, Size width)
+{
+	switch (width)
+	{
+		case 8:
+			memcpy(dst, record, 8);
+			break;
+		case 12:
+			memcpy(dst, record, 12);
+			break;
+		case 16:
+			memcpy(dst, record, 16);
+			break;
+		case 36:
+			memcpy(dst, record, 36);
+			break;
+		case 48:
+			memcpy(dst, record, 48);
+			break;
+		default:
+			memcpy(dst, record, width);
+	}
+}
+
 void
 SpillAdd(Spill *spill, const void *record)
 {
-	int			part = spill->nparts == 1 ? 0 :
-		spill->partition_of(record, spill->level, spill->nparts, spill->partition_arg);
+	SpillAddTo(spill, spill->nparts == 1 ? 0 :
+			   spill->partition_of(record, spill->level, spill->nparts, spill->partition_arg),
+			   record);
+}
 
+void
+SpillAddTo(Spill *spill, int part, const void *record)
+{
+	Assert(part >= 0 && part < spill->nparts);
 	if (spill->buffers == NULL)
 	{
 		/* the caller may add from a context reset after each row */
@@ -216,7 +252,7 @@ SpillAdd(Spill *spill, const void *record)
 	if (spill->buffers[part] == NULL)
 		spill->buffers[part] = MemoryContextAlloc(spill->context,
 												  (Size) spill->buffer_records * spill->width);
-	memcpy(spill->buffers[part] + (Size) spill->buffered[part] * spill->width, record, spill->width);
+	CopyRecord(spill->buffers[part] + (Size) spill->buffered[part] * spill->width, record, spill->width);
 	if (++spill->buffered[part] == spill->buffer_records)
 		FlushPart(spill, part);
 	spill->counts[part]++;

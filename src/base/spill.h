@@ -40,6 +40,8 @@ extern Spill *SpillOpenShared(SharedFileSet *fileset, char **names, int nnames, 
 
 extern int	SpillPartitions(const Spill *spill);
 extern void SpillAdd(Spill *spill, const void *record);
+/* A record into the given partition: the caller knows it from more than the record. */
+extern void SpillAddTo(Spill *spill, int part, const void *record);
 extern uint64 SpillRecords(Spill *spill, int part);
 extern uint64 SpillTotal(const Spill *spill);
 

@@ -180,15 +180,24 @@ typedef struct Discovery
 } Discovery;
 
 /*
- * One key of one row, as spilled in step 1: 12 bytes, the key in two
- * halves (so 4-byte aligned) and the row's TID as one 32-bit number, its
- * block times the lines a page can hold plus its line.  That fits tables
- * of fewer than ROW_KEY_MAX_BLOCKS blocks (2^23 at 8kB, 64 GB): beyond,
- * the engine keeps the filter.
+ * One key of one row, as spilled in step 1: 8 bytes, the key's tag and
+ * the row's TID as one 32-bit number, its block times the lines a page
+ * can hold plus its line.  That fits tables of fewer than
+ * ROW_KEY_MAX_BLOCKS blocks (2^23 at 8kB, 64 GB): beyond, the engine
+ * keeps the filter.
+ *
+ * A key is known by its partition of step 1 and a tag, both from its
+ * hash (DiscoveryKeyTag): the partition from the hash's high bits, the
+ * tag its low 32.  Two keys of one partition with one tag count as one
+ * key (at 10M rows about one key in 16,000): that only adds candidates,
+ * which their scores then reject, and the prefix drop stays exact, since
+ * a row drops a key for each of its own that it holds (so a pair that
+ * shares enough keys still keeps the last of them it shares, however
+ * the keys fell together).
  */
 typedef struct RowKey
 {
-	uint32		key[2];			/* the key, as memcpy lays out a uint64 */
+	uint32		tag;
 	uint32		row;
 } RowKey;
 
@@ -196,15 +205,6 @@ typedef struct RowKey
 	(MaxHeapTuplesPerPage < 512 ? 9 : MaxHeapTuplesPerPage < 1024 ? 10 : \
 	 MaxHeapTuplesPerPage < 2048 ? 11 : 12)
 #define ROW_KEY_MAX_BLOCKS		((BlockNumber) 1 << (32 - ROW_KEY_LINE_BITS))
-
-static inline uint64
-RowKeyKey(const RowKey *rk)
-{
-	uint64		key;
-
-	memcpy(&key, rk->key, sizeof(key));
-	return key;
-}
 
 /* a row's 32-bit number (RowKey.row) as PackRow packs its TID */
 static inline uint64
@@ -231,23 +231,33 @@ RowNumberOfPacked(uint64 row)
 }
 
 /*
- * A key more than one row holds, as spilled in step 2: 16 bytes, the key
- * and row as in RowKey, and how many rows hold the key.
+ * A key more than one row holds, as spilled in step 2: 12 bytes, the tag
+ * and row as in RowKey, then the key's partition of step 1 (at most
+ * 4,096: SpillMaxPartitions) and how many rows hold it, saturated (the
+ * counts only order a row's keys for the prefix drop, exact under any
+ * order).
  */
 typedef struct SharedKey
 {
-	uint32		key[2];
+	uint32		tag;
 	uint32		row;
-	uint32		count;
+	uint32		part_count;		/* partition << SHARED_COUNT_BITS | count */
 } SharedKey;
 
+#define SHARED_COUNT_BITS	20
+#define SHARED_COUNT_MAX	((1U << SHARED_COUNT_BITS) - 1)
+
+/* a shared key as one number (its partition, then its tag), and its count */
 static inline uint64
 SharedKeyKey(const SharedKey *sk)
 {
-	uint64		key;
+	return ((uint64) (sk->part_count >> SHARED_COUNT_BITS) << 32) | sk->tag;
+}
 
-	memcpy(&key, sk->key, sizeof(key));
-	return key;
+static inline uint32
+SharedKeyCount(const SharedKey *sk)
+{
+	return sk->part_count & SHARED_COUNT_MAX;
 }
 
 /* one kept key of one row with the row's summary, as spilled in step 3 */
@@ -381,7 +391,13 @@ extern int	DiscoveryPartitions(Size budget, double total, Size width);
 /* the partition of nparts a value falls in, hashed with salt */
 extern int	DiscoveryPartitionOf(uint64 value, uint64 salt, int nparts);
 
-/* the partition of a row key, an entry (both by key) and a candidate (by first row) */
+/* a key's partition of step 1's nparts, and its tag (RowKey) */
+extern int	DiscoveryKeyTag(uint64 key, int nparts, uint32 *tag);
+
+/*
+ * the partition of a row key split again (step 1 gives the first with
+ * SpillAddTo), an entry (by key) and a candidate (by first row)
+ */
 extern int	DiscoveryRowKeyPartition(const void *record, int level, int nparts, const void *arg);
 extern int	DiscoveryEntryPartition(const void *record, int level, int nparts, const void *arg);
 extern int	DiscoveryEdgePartition(const void *record, int level, int nparts, const void *arg);

@@ -59,27 +59,33 @@ DiscoveryRangePartitions(Discovery *d)
 	return DiscoveryPartitions(d->budget, (double) Max(d->req->expected_keys, 1), sizeof(SharedKey));
 }
 
-/* One partition that fits: sorted by key, each key of several rows sent on. */
+/*
+ * One partition that fits: grouped by tag, each key of several rows sent
+ * on.  arg: the partition of step 1 it is (or a piece of), which with the
+ * tag is the key.
+ */
 static void
 CountInMemory(Discovery *d, Spill *spill, int part, void *arg)
 {
+	uint32		key_part = (uint32) *(int *) arg;
 	uint64		n;
 	RowKey	   *keys = (RowKey *) SpillTake(spill, part, &n);
 	char	   *scratch = palloc_extended(Max(n, 1) * sizeof(RowKey), MCXT_ALLOC_HUGE);
 	uint64		start = 0;
 
-	RadixGroupRecords((char *) keys, scratch, n, sizeof(RowKey), offsetof(RowKey, key));
+	RadixGroupRecords32((char *) keys, scratch, n, sizeof(RowKey), offsetof(RowKey, tag));
 	pfree(scratch);
 	for (uint64 i = 1; i <= n; i++)
 	{
-		if (i < n && RowKeyKey(&keys[i]) == RowKeyKey(&keys[start]))
+		if (i < n && keys[i].tag == keys[start].tag)
 			continue;
 		if (i - start > 1)
 		{
 			SharedKey	shared;
 
-			memcpy(shared.key, keys[start].key, sizeof(shared.key));
-			shared.count = (uint32) Min(i - start, (uint64) PG_UINT32_MAX);
+			shared.tag = keys[start].tag;
+			shared.part_count = (key_part << SHARED_COUNT_BITS) |
+				(uint32) Min(i - start, (uint64) SHARED_COUNT_MAX);
 			for (uint64 j = start; j < i; j++)
 			{
 				shared.row = keys[j].row;
@@ -102,7 +108,11 @@ DiscoveryCountKeys(Discovery *d)
 	d->shared_keys = DiscoveryWriteSpill(d, "s", d->range_partitions, sizeof(SharedKey),
 										 DiscoverySharedKeyPartition);
 	while (DiscoveryClaim(d, DISCOVERY_STEP_COUNT, d->partitions, &part))
-		DiscoveryFitPartition(d, row_keys, part, 2 * sizeof(RowKey), d->budget, CountInMemory, NULL);
+	{
+		/* a partition's number fits the shared key's bits for it */
+		Assert(part < (1 << (32 - SHARED_COUNT_BITS)));
+		DiscoveryFitPartition(d, row_keys, part, 2 * sizeof(RowKey), d->budget, CountInMemory, &part);
+	}
 	SpillEnd(row_keys);
 	d->row_keys = NULL;
 	if (d->shared)

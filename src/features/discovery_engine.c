@@ -112,11 +112,27 @@ DiscoveryEntryPartition(const void *record, int level, int nparts, const void *a
 	return DiscoveryPartitionOf(entry->key, KEY_PARTITION_SALT * (uint64) level, nparts);
 }
 
-/* A row key's partition: as its key's entry's. */
+/*
+ * A key's partition of step 1, from its hash's high bits (scaled, as
+ * DiscoveryPartitionOf scales), and its tag, the low 32 (discovery.h).
+ */
+int
+DiscoveryKeyTag(uint64 key, int nparts, uint32 *tag)
+{
+	uint64		h = NddHashMix(key);
+
+	*tag = (uint32) h;
+	return (int) (((h >> 32) * (uint64) nparts) >> 32);
+}
+
+/* A row key's partition when its partition is split again: its tag's hash. */
 int
 DiscoveryRowKeyPartition(const void *record, int level, int nparts, const void *arg)
 {
-	return DiscoveryPartitionOf(RowKeyKey(record), KEY_PARTITION_SALT * (uint64) level, nparts);
+	/* step 1 places each key itself (SpillAddTo): the tag alone cannot */
+	Assert(level > 0);
+	return DiscoveryPartitionOf(((const RowKey *) record)->tag, KEY_PARTITION_SALT * (uint64) level,
+								nparts);
 }
 
 /* A candidate's partition: its first row's hash, mixed anew at each level. */

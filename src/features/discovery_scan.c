@@ -4,7 +4,7 @@
  *		its snapshot.
  *
  * Counting exactly, step 1 sends each row's bucket keys with its heap
- * position, 12 bytes a key, into partitions by key, for step 2 to count,
+ * position, 8 bytes a key (a tag: discovery.h), into partitions by key, for step 2 to count,
  * and the row's summary once, into partitions by heap range, for step 3
  * to join to the row's shared keys without reading the table again.
  * Rows without an id are left out, as the SQL path's join on ids never
@@ -102,8 +102,9 @@ KeyRow(Discovery *d, TupleTableSlot *slot, Datum sketch)
 		ItemPointerGetOffsetNumber(&slot->tts_tid);
 	for (int i = 0; i < n; i++)
 	{
-		memcpy(rk.key, &keys[i], sizeof(uint64));
-		SpillAdd(d->row_keys, &rk);
+		int			part = DiscoveryKeyTag(keys[i], d->partitions, &rk.tag);
+
+		SpillAddTo(d->row_keys, part, &rk);
 	}
 	/* a row without keys shares none: its summary is never asked for */
 	if (n > 0)

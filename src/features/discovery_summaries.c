@@ -61,7 +61,7 @@ KeepRowKeys(Discovery *d, const uint32 *summary, const SharedKey *shared, int n)
 	for (int i = 0; i < n; i++)
 	{
 		keys[i] = SharedKeyKey(&shared[i]);
-		counts[i] = shared[i].count;
+		counts[i] = SharedKeyCount(&shared[i]);
 	}
 	memcpy(entry->summary, summary, d->keys.summary_words * sizeof(uint64));
 	nkept = KeysLessMostFrequent(keys, counts, n, d->req->drop_frequent, kept);

@@ -16,7 +16,8 @@
  * input order, as a stable comparison sort does, and RadixSortRecords32
  * by the field's first four bytes as a uint32; RadixGroupRecords keeps
  * every record, puts equal fields together (one run per field), each run
- * in input order.
+ * in input order, and RadixGroupRecords32 the same for the first four
+ * bytes.
  */
 #include "fuzz.h"
 
@@ -84,6 +85,38 @@ CheckOrder(const char *records, size_t n, size_t width, size_t offset, bool narr
 	}
 }
 
+/* Every record once, one run per field (all 8 bytes, or the first 4), each run in input order. */
+static void
+CheckGrouped(const char *grouped, size_t n, size_t width, size_t offset, bool narrow)
+{
+	bool	   *seen = palloc0(Max(n, 1));
+
+	for (size_t i = 0; i < n; i++)
+	{
+		const char *record = grouped + i * width;
+		const char *before = grouped + (i > 0 ? i - 1 : 0) * width;
+		uint64		place = PlaceOf(record, width);
+		uint64		field = narrow ? Word32(record, offset) : Word(record, offset);
+
+		if (place >= n || seen[place])
+			abort();
+		seen[place] = true;
+		if (i > 0 && (narrow ? Word32(before, offset) : Word(before, offset)) == field &&
+			PlaceOf(before, width) > place)
+			abort();
+		/* a field seen before must be the one just before: its run goes on */
+		for (size_t j = 0; j + 1 < i; j++)
+		{
+			const char *other = grouped + j * width;
+
+			if ((narrow ? Word32(other, offset) : Word(other, offset)) == field &&
+				(narrow ? Word32(before, offset) : Word(before, offset)) != field)
+				abort();
+		}
+	}
+	pfree(seen);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -96,6 +129,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t		n;
 	char	   *records;
 	char	   *grouped;
+	char	   *grouped32;
 	char	   *narrow;
 	char	   *scratch;
 	Keyed	   *expect;
@@ -112,6 +146,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = size / 8;
 	records = palloc(Max(n, 1) * width);
 	grouped = palloc(Max(n, 1) * width);
+	grouped32 = palloc(Max(n, 1) * width);
 	narrow = palloc(Max(n, 1) * width);
 	scratch = palloc(Max(n, 1) * width);
 	expect = palloc(Max(n, 1) * sizeof(Keyed));
@@ -147,34 +182,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CheckOrder(records, n, width, offset, false, expect);
 
 	/* 3. the grouping: every record once, one run per field, in input order */
+	memcpy(grouped32, grouped, n * width);
 	if (group_bits == 0)
 		RadixGroupRecords(grouped, scratch, n, width, offset);
 	else
 		RadixGroupRecordsByBits(grouped, scratch, n, width, offset, group_bits);
-	{
-		bool	   *seen = palloc0(Max(n, 1));
+	CheckGrouped(grouped, n, width, offset, false);
 
-		for (size_t i = 0; i < n; i++)
-		{
-			uint64		place = PlaceOf(grouped + i * width, width);
-			uint64		field = Word(grouped + i * width, offset);
-
-			if (place >= n || seen[place])
-				abort();
-			seen[place] = true;
-			if (i > 0 && Word(grouped + (i - 1) * width, offset) == field &&
-				PlaceOf(grouped + (i - 1) * width, width) > place)
-				abort();
-			/* a field seen before must be the one just before: its run goes on */
-			for (size_t j = 0; j + 1 < i; j++)
-			{
-				if (Word(grouped + j * width, offset) == field &&
-					Word(grouped + (i - 1) * width, offset) != field)
-					abort();
-			}
-		}
-		pfree(seen);
-	}
+	/* 3b. the same by the field's first four bytes as a uint32 */
+	if (group_bits == 0)
+		RadixGroupRecords32(grouped32, scratch, n, width, offset);
+	else
+		RadixGroupRecords32ByBits(grouped32, scratch, n, width, offset, group_bits);
+	CheckGrouped(grouped32, n, width, offset, true);
 
 	/* 4. the sort by a uint32: the stable order of the field's first four bytes */
 	for (size_t i = 0; i < n; i++)
@@ -188,6 +208,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pfree(narrow);
 	pfree(records);
 	pfree(grouped);
+	pfree(grouped32);
 	pfree(scratch);
 	pfree(expect);
 	return 0;

@@ -4,9 +4,10 @@
  *		its snapshot.
  *
  * Counting exactly, step 1 sends each row's bucket keys with its heap
- * position, 8 bytes a key (a tag: discovery.h), into partitions by key, for step 2 to count,
- * and the row's summary once, into partitions by heap range, for step 3
- * to join to the row's shared keys without reading the table again.
+ * position, 8 bytes a key (a tag: discovery.h), into partitions by key,
+ * for step 2 to count, and the row's summary once, into partitions by
+ * heap range, for step 3 to join to the row's shared keys without reading
+ * the table again.
  * Rows without an id are left out, as the SQL path's join on ids never
  * pairs them: the counts then hold for the rows that can pair, and prefix
  * filtering needs only counts that are the same for every row.

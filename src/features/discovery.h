@@ -334,6 +334,8 @@ extern void DiscoveryStep(Discovery *d, int step);
 extern void DiscoveryRunSerial(Discovery *d);
 extern void DiscoveryReport(Discovery *d, int step);
 extern void DiscoveryMixedSketches(const char *column, const char *relation, const char *detail);
+extern void DiscoveryMixedSettings(const char *column, const char *relation, const char *one,
+								   const char *other);
 
 /* discovery_parallel.c */
 extern int	DiscoveryWorkers(Relation rel, bool verify);

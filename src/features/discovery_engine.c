@@ -180,6 +180,25 @@ DiscoveryPartitions(Size budget, double total, Size width)
 }
 
 /*
+ * The same error naming two ways the sketches were made, in the order of
+ * their text: which row a scan meets first (the probe, or the first row
+ * that differs) changes with parallel workers and free space, and the
+ * message should not.
+ */
+void
+DiscoveryMixedSettings(const char *column, const char *relation, const char *one, const char *other)
+{
+	if (strcmp(one, other) > 0)
+	{
+		const char *swap = one;
+
+		one = other;
+		other = swap;
+	}
+	DiscoveryMixedSketches(column, relation, psprintf("Some were made with %s, others with %s.", one, other));
+}
+
+/*
  * The error of sketches made in different ways, in the same words on both
  * paths: one banding suits one kind of sketch.
  */

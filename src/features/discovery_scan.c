@@ -39,12 +39,11 @@ CheckSettings(Discovery *d, Datum sketch)
 
 	if (mh->num_perm != req->num_perm || mh->source != req->source ||
 		mh->shingle_size != req->shingle_size || mh->seed != req->seed)
-		DiscoveryMixedSketches(req->sketch_name, req->relation_name,
-							   psprintf("Some were made with %s, others with %s.",
-										MinHashSettingsString(req->num_perm, req->source,
-															  req->shingle_size, req->seed),
-										MinHashSettingsString(mh->num_perm, mh->source,
-															  mh->shingle_size, mh->seed)));
+		DiscoveryMixedSettings(req->sketch_name, req->relation_name,
+							   MinHashSettingsString(req->num_perm, req->source,
+													 req->shingle_size, req->seed),
+							   MinHashSettingsString(mh->num_perm, mh->source,
+													 mh->shingle_size, mh->seed));
 }
 
 /*

@@ -581,9 +581,10 @@ ReadSettings(Pairs *p, bool engine)
 		Exec(psprintf(PAIRS_OTHER_SETTINGS_SQL, p->tbl, p->ndd, p->sketch), 4, types, args, NULL);
 		other = FirstValue(&isnull);
 		if (!isnull)
-			MixedSketches(p, psprintf("Some were made with num_perm=%d, unit=%s, shingle_size=%d, seed=%d, others with %s.",
-									  p->num_perm, p->unit, p->shingle_size, p->seed,
-									  TextDatumGetCString(other)));
+			DiscoveryMixedSettings(p->sketch_name, p->rel_name,
+								   psprintf("num_perm=%d, unit=%s, shingle_size=%d, seed=%d",
+											p->num_perm, p->unit, p->shingle_size, p->seed),
+								   TextDatumGetCString(other));
 	}
 	if (p->verify_name && strcmp(p->unit, "word") != 0 && strcmp(p->unit, "char") != 0)
 		ereport(ERROR,

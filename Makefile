@@ -10,6 +10,7 @@ OBJS = \
 	src/base/spill.o \
 	src/text/shingle.o \
 	src/text/shingle_set.o \
+	src/text/shingle_group.o \
 	src/text/containment.o \
 	src/sketch/minhash.o \
 	src/sketch/minhash_agg.o \

@@ -28,7 +28,7 @@ fuzz=$NDD_TOP/test/fuzz
 harnesses=${NDD_FUZZ_ONLY:-$(cd "$fuzz" && ls fuzz_*.c | sed 's/\.c$//')}
 
 # the real src files the harnesses call, and what they need of the backend
-srcs="text/shingle text/shingle_set base/sort_uint64 base/radix_sort sketch/minhash sketch/weighted_minhash sketch/minhash_bbit sketch/simhash keys/key_filter keys/lsh keys/simhash_keys index/minhash_gin index/simhash_gin"
+srcs="text/shingle text/shingle_set text/shingle_group base/sort_uint64 base/radix_sort sketch/minhash sketch/weighted_minhash sketch/minhash_bbit sketch/simhash keys/key_filter keys/lsh keys/simhash_keys index/minhash_gin index/simhash_gin"
 cflags="-g -O1 -fno-omit-frame-pointer -Wno-ignored-attributes -fsanitize=address,undefined -fno-sanitize-recover=all"
 incs="-I$($PG_CONFIG --includedir-server) -I/usr/include -I$NDD_TOP/src -I$fuzz"
 libs="$($PG_CONFIG --pkglibdir)/libpgcommon.a $($PG_CONFIG --pkglibdir)/libpgport.a -lm"

@@ -5,15 +5,18 @@
  *		sketches were.
  *
  * A pair whose sketches estimate at least the threshold less a margin
- * (the SQL path's rule, LSH_VERIFY_MARGIN) is checked on its texts: each
- * text's shingles go into a hash set (shingle_set.c, no sort), and the
- * smaller set is probed into the larger until the pair reaches the
- * threshold or can no longer.  A text takes part in several pairs, so the
- * sets of the rows seen last are kept, as many as half of work_mem holds;
- * step 6 grouped the pairs by connected component, so a family's pairs
- * come together and each of its texts is shingled once.  The texts are
- * read as the SQL path reads them, cast to text: char(n) loses its
- * trailing spaces.
+ * (the SQL path's rule, LSH_VERIFY_MARGIN) is checked on its texts.  Step 6
+ * grouped the pairs by connected component, so a family's pairs come
+ * together: a group of up to 64 rows has each text fetched and shingled
+ * once into one table that counts, for every two texts, the shingles they
+ * share (text/shingle_group.c), where probing each pair's sets into each
+ * other had been most of the time.  A larger group, or one whose texts
+ * would pass half of work_mem, is checked a pair at a time: each text's
+ * shingles in a hash set (shingle_set.c), the smaller probed into the
+ * larger until the pair reaches the threshold or can no longer, the sets
+ * of the rows seen last kept while half of work_mem holds them.  Both give
+ * the Jaccard of the same counts, to the bit.  The texts are read as the
+ * SQL path reads them, cast to text: char(n) loses its trailing spaces.
  */
 #include "postgres.h"
 
@@ -27,6 +30,7 @@
 
 #include "base/hash.h"
 #include "features/discovery.h"
+#include "text/shingle_group.h"
 #include "text/shingle_set.h"
 
 /* rows whose sets are kept, at most (a direct-mapped table) */
@@ -94,26 +98,47 @@ Forget(DiscoveryTexts *texts)
 	texts->bytes = 0;
 }
 
+/*
+ * A slot's text, detoasted into the current context, and the length that
+ * counts; false for NULL.  Free it with FreeText.
+ */
+static bool
+TextOfSlot(Discovery *d, DiscoveryTexts *texts, TupleTableSlot *slot, Datum *value, text **t,
+		   int *len)
+{
+	bool		isnull;
+
+	*value = slot_getattr(slot, d->verify_att, &isnull);
+	if (isnull)
+		return false;
+	*t = (text *) PG_DETOAST_DATUM_PACKED(*value);
+	*len = VARSIZE_ANY_EXHDR(*t);
+	if (texts->bpchar)
+		*len = bpchartruelen(VARDATA_ANY(*t), *len);
+	return true;
+}
+
+static void
+FreeText(Datum value, text *t)
+{
+	if ((Pointer) t != DatumGetPointer(value))
+		pfree(t);
+}
+
 /* The shingle set of a slot's text, in the current context; NULL for NULL. */
 static ShingleSet *
 SetOfText(Discovery *d, DiscoveryTexts *texts, TupleTableSlot *slot)
 {
-	bool		isnull;
-	Datum		value = slot_getattr(slot, d->verify_att, &isnull);
+	Datum		value;
 	text	   *t;
 	int			len;
 	ShingleSet *set;
 
-	if (isnull)
+	if (!TextOfSlot(d, texts, slot, &value, &t, &len))
 		return NULL;
-	t = (text *) PG_DETOAST_DATUM_PACKED(value);
-	len = VARSIZE_ANY_EXHDR(t);
-	if (texts->bpchar)
-		len = bpchartruelen(VARDATA_ANY(t), len);
 	/* a text is probed once for each of its pairs: in as few slots as will do */
 	set = ShingleSetOfTextFitted(VARDATA_ANY(t), len, &texts->config);
-	if ((Pointer) t != DatumGetPointer(value))
-		pfree(t);
+	FreeText(value, t);
 	return set;
 }
 
@@ -166,6 +191,7 @@ FirstTextSet(Discovery *d, DiscoveryTexts *texts, uint64 row, TupleTableSlot *sl
 typedef struct Verifier
 {
 	DiscoveryTexts *texts;
+	MemoryContext group_context;	/* a group's table, reset after it */
 	MemoryContext first_context;
 	ShingleSet *first;			/* NULL: the first row's text is NULL */
 	FetchedRow	a;
@@ -190,22 +216,116 @@ CheckPair(Discovery *d, Verifier *v, const TextCheck *check)
 		DiscoveryAnswer(d, v->a.id, v->b.id, jaccard, check->distance, check->distance_null);
 }
 
-/* One partition that fits: sorted by group, then rows; each first row fetched once. */
-static void
-VerifyInMemory(Discovery *d, Spill *spill, int part, void *arg)
+/* A group's rows, each fetched once: its members in a ShingleGroup. */
+typedef struct GroupRows
 {
-	Verifier   *v = arg;
-	uint64		n;
-	TextCheck  *checks = (TextCheck *) SpillTake(spill, part, &n);
+	int			n;
+	uint64		rows[SHINGLE_GROUP_MAX_TEXTS];
+	int64		ids[SHINGLE_GROUP_MAX_TEXTS];
+	bool		present[SHINGLE_GROUP_MAX_TEXTS];	/* found, its text not NULL */
+} GroupRows;
+
+/* A row's member number, made if it is new; -1 when the group is full. */
+static int
+MemberOf(GroupRows *g, uint64 row)
+{
+	for (int i = 0; i < g->n; i++)
+		if (g->rows[i] == row)
+			return i;
+	if (g->n == SHINGLE_GROUP_MAX_TEXTS)
+		return -1;
+	g->rows[g->n] = row;
+	return g->n++;
+}
+
+/*
+ * Member i's text, fetched in v->a, into the group: false if the text is
+ * NULL (its pairs are not answered) or the group passed its budget (then
+ * *counted is false).
+ */
+static bool
+AddGroupText(Discovery *d, Verifier *v, ShingleGroup *group, int i, bool *counted)
+{
+	Datum		value;
+	text	   *t;
+	int			len;
+
+	if (!TextOfSlot(d, v->texts, v->a.slot, &value, &t, &len))
+		return false;
+	*counted = ShingleGroupAddText(group, i, VARDATA_ANY(t), len, &v->texts->config);
+	FreeText(value, t);
+	return true;
+}
+
+/*
+ * A group's pairs checked together (shingle_group.c): each row fetched and
+ * shingled once, every pair's common count from one table.  False, having
+ * answered nothing, when the group has more rows than a ShingleGroup holds
+ * or its texts more shingles than the budget allows: the caller then
+ * checks its pairs one at a time.
+ */
+static bool
+VerifyGroup(Discovery *d, Verifier *v, const TextCheck *checks, uint64 n)
+{
+	GroupRows	g = {0};
+	ShingleGroup *group;
+	MemoryContext caller;
+	bool		counted = true;
+
+	/* 1. the group's rows, as members */
+	for (uint64 i = 0; i < n; i++)
+		if (MemberOf(&g, checks[i].lo) < 0 || MemberOf(&g, checks[i].hi) < 0)
+			return false;
+
+	/* 2. each member's text into one table, which takes the sets' budget */
+	if (v->texts->bytes > 0)
+		Forget(v->texts);
+	caller = MemoryContextSwitchTo(v->group_context);
+	group = ShingleGroupCreate(g.n, v->texts->budget);
+	for (int i = 0; i < g.n && counted; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		DiscoveryFetch(d, g.rows[i], &v->a);
+		g.present[i] = v->a.found && AddGroupText(d, v, group, i, &counted);
+		g.ids[i] = v->a.id;
+	}
+	if (counted)
+		ShingleGroupCount(group);
+	MemoryContextSwitchTo(caller);
+
+	/* 3. each pair that reaches the threshold into the answer */
+	for (uint64 i = 0; i < n && counted; i++)
+	{
+		int			a = MemberOf(&g, checks[i].lo);
+		int			b = MemberOf(&g, checks[i].hi);
+		double		jaccard;
+
+		if (!g.present[a] || !g.present[b])
+			continue;
+		jaccard = ShingleGroupJaccard(group, a, b);
+		if (jaccard >= d->req->threshold)
+			DiscoveryAnswer(d, g.ids[a], g.ids[b], jaccard, checks[i].distance,
+							checks[i].distance_null);
+	}
+	MemoryContextReset(v->group_context);
+	return counted;
+}
+
+/*
+ * A group's pairs one at a time, each first row fetched once: a group too
+ * large for a ShingleGroup.  The sets of its second rows are kept while
+ * half of work_mem holds them.
+ */
+static void
+VerifyPairs(Discovery *d, Verifier *v, const TextCheck *checks, uint64 n)
+{
 	uint64		first_row = PG_UINT64_MAX;
 
-	SortChecks(checks, n);
+	/* make room for the group's sets now rather than amid them */
+	if (v->texts->bytes > v->texts->budget / 2)
+		Forget(v->texts);
 	for (uint64 i = 0; i < n; i++)
 	{
-		/* a new group: make room for its sets now rather than amid them */
-		if (i > 0 && checks[i].group != checks[i - 1].group &&
-			v->texts->bytes > v->texts->budget / 2)
-			Forget(v->texts);
 		if (checks[i].lo != first_row)
 		{
 			first_row = checks[i].lo;
@@ -217,6 +337,25 @@ VerifyInMemory(Discovery *d, Spill *spill, int part, void *arg)
 		}
 		if (v->a.found)
 			CheckPair(d, v, &checks[i]);
+	}
+}
+
+/* One partition that fits: sorted by group, then rows; each group checked. */
+static void
+VerifyInMemory(Discovery *d, Spill *spill, int part, void *arg)
+{
+	Verifier   *v = arg;
+	uint64		n;
+	TextCheck  *checks = (TextCheck *) SpillTake(spill, part, &n);
+	uint64		end;
+
+	SortChecks(checks, n);
+	for (uint64 start = 0; start < n; start = end)
+	{
+		for (end = start + 1; end < n && checks[end].group == checks[start].group; end++)
+			;
+		if (!VerifyGroup(d, v, &checks[start], end - start))
+			VerifyPairs(d, v, &checks[start], end - start);
 	}
 	pfree(checks);
 }
@@ -240,6 +379,8 @@ DiscoveryVerifyChecks(Discovery *d)
 	v.texts = TextsCreate(d);
 	v.first_context = AllocSetContextCreate(CurrentMemoryContext, "ndd discovery first text",
 											ALLOCSET_DEFAULT_SIZES);
+	v.group_context = AllocSetContextCreate(CurrentMemoryContext, "ndd discovery text group",
+											ALLOCSET_DEFAULT_SIZES);
 	v.a.slot = table_slot_create(d->rel, NULL);
 	v.b.slot = table_slot_create(d->rel, NULL);
 	while (DiscoveryClaim(d, DISCOVERY_STEP_VERIFY, d->group_partitions, &part))
@@ -254,5 +395,6 @@ DiscoveryVerifyChecks(Discovery *d)
 	ExecDropSingleTupleTableSlot(v.a.slot);
 	ExecDropSingleTupleTableSlot(v.b.slot);
 	MemoryContextDelete(v.first_context);
+	MemoryContextDelete(v.group_context);
 	MemoryContextDelete(v.texts->context);
 }

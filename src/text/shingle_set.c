@@ -76,6 +76,15 @@ ShingleSetHome(uint64 hash, int shift)
 	return (size_t) ((hash * shingle_set_salt) >> shift);
 }
 
+/* This backend's salt of slots, drawn the first time (shingle_group.c's too). */
+uint64
+ShingleSetSalt(void)
+{
+	if (shingle_set_salt == 0)
+		shingle_set_salt = pg_prng_uint64(&pg_global_prng_state) | 1;
+	return shingle_set_salt;
+}
+
 /* Give the set nslots free slots (a power of two, zeroed: 0 is free). */
 static void
 ShingleSetAllocSlots(ShingleSet *set, size_t nslots)
@@ -94,8 +103,7 @@ ShingleSetCreate(size_t expected)
 	ShingleSet *set = palloc(sizeof(ShingleSet));
 	size_t		nslots = SHINGLE_SET_MIN_SLOTS;
 
-	if (shingle_set_salt == 0)
-		shingle_set_salt = pg_prng_uint64(&pg_global_prng_state) | 1;
+	ShingleSetSalt();
 	if (expected >= nslots / 2)
 		nslots = pg_nextpower2_size_t(expected * 2 + 1);
 	ShingleSetAllocSlots(set, nslots);

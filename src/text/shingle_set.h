@@ -38,6 +38,7 @@ ShingleSetSize(const ShingleSet *set)
 	return set->nslotted + (set->has_free_value ? 1 : 0);
 }
 
+extern uint64 ShingleSetSalt(void);
 extern ShingleSet *ShingleSetCreate(size_t expected);
 extern void ShingleSetAdd(ShingleSet *set, uint64 hash);
 extern void ShingleSetAddBatch(void *arg, const uint64 *hashes, int n);

@@ -18,13 +18,18 @@
  * (ShingleSetOfTextFitted), as discovery's verification makes the sets it
  * probes many times.
  *
+ * In texts mode the two texts, and the first again, also go into one
+ * ShingleGroup (shingle_group.c), as discovery verifies a family.
+ *
  * Checks: a set holds exactly the distinct hashes sorted and deduplicated
  * (ShingleSetSorted's for texts); ShingleSetJaccard, both ways round, is the
  * Jaccard of the sorted runs to the bit; ShingleSetJaccardReaches says true
  * exactly when that Jaccard is at least the threshold, and then gives it to
  * the bit, for thresholds at, just above and just below values the Jaccard
  * of these sizes can take (across the range, next to the true one, at the
- * largest), and 0, 1, beyond, infinite and NaN.
+ * largest), and 0, 1, beyond, infinite and NaN; the group gives the two
+ * texts that same Jaccard, both ways round, and the first and its copy the
+ * Jaccard of equal sets.
  */
 #include <math.h>
 #include <string.h>
@@ -32,6 +37,7 @@
 #include "fuzz.h"
 #include "base/hash.h"
 #include "text/shingle.h"
+#include "text/shingle_group.h"
 #include "text/shingle_set.h"
 
 typedef struct Sides
@@ -44,6 +50,7 @@ typedef struct Sides
 	const char *doc[2];			/* texts mode */
 	size_t		len[2];
 	ShingleConfig cfg;
+	double		group_jaccard[3];	/* texts mode: 0-1, 1-0, 0 and its copy */
 } Sides;
 
 static int
@@ -125,6 +132,40 @@ BuildTexts(void *arg)
 		x->sorted[s] = malloc(Max(x->nsorted[s], 1) * sizeof(uint64));
 		memcpy(x->sorted[s], run, x->nsorted[s] * sizeof(uint64));
 	}
+}
+
+/* Texts mode: both texts, and the first again, counted in one group. */
+static void
+BuildGroup(void *arg)
+{
+	Sides	   *x = (Sides *) arg;
+	ShingleGroup *group = ShingleGroupCreate(3, (Size) 1 << 30);
+
+	for (int s = 0; s < 3; s++)
+	{
+		int			side = (s == 2) ? 0 : s;
+
+		if (!ShingleGroupAddText(group, s, x->doc[side], x->len[side], &x->cfg))
+			FUZZ_FAIL("a group of three texts passed a budget of 1 GB");
+	}
+	ShingleGroupCount(group);
+	x->group_jaccard[0] = ShingleGroupJaccard(group, 0, 1);
+	x->group_jaccard[1] = ShingleGroupJaccard(group, 1, 0);
+	x->group_jaccard[2] = ShingleGroupJaccard(group, 0, 2);
+}
+
+/* The group's Jaccards are the sets' to the bit. */
+static void
+CheckGroup(const Sides *x, double want)
+{
+	double		same = ShingleJaccardOfCounts(x->nsorted[0], x->nsorted[0], x->nsorted[0]);
+
+	if (memcmp(&x->group_jaccard[0], &want, sizeof(double)) != 0 ||
+		memcmp(&x->group_jaccard[1], &want, sizeof(double)) != 0)
+		FUZZ_FAIL("group jaccard %.17g and %.17g, sorted runs give %.17g",
+				  x->group_jaccard[0], x->group_jaccard[1], want);
+	if (memcmp(&x->group_jaccard[2], &same, sizeof(double)) != 0)
+		FUZZ_FAIL("a text and its copy: group jaccard %.17g, not %.17g", x->group_jaccard[2], same);
 }
 
 /* The set of side s holds its sorted run's hashes and nothing else. */
@@ -218,6 +259,8 @@ CheckSides(const Sides *x, uint8_t pick)
 	ba = ShingleSetJaccard(x->set[1], x->set[0]);
 	if (memcmp(&ab, &want, sizeof(double)) != 0 || memcmp(&ba, &want, sizeof(double)) != 0)
 		FUZZ_FAIL("jaccard %.17g and %.17g, sorted runs give %.17g", ab, ba, want);
+	if (x->doc[0] != NULL)
+		CheckGroup(x, want);
 	CheckThresholds(x, want, pick);
 }
 
@@ -255,6 +298,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		x.len[1] = rest - cut;
 		if (!FuzzTry(BuildTexts, &x))
 			FUZZ_FAIL("shingling was refused: %s", fuzz_errmsg);
+		if (!FuzzTry(BuildGroup, &x))
+			FUZZ_FAIL("counting the group was refused: %s", fuzz_errmsg);
 	}
 	else
 	{

@@ -166,6 +166,29 @@ SELECT c.* FROM pg_temp.compare('m128', 0.8, NULL, 'body', 'everify_many') c;
 RESET work_mem;
 SELECT c.* FROM pg_temp.compare('m128', 0.8, NULL, 'body', 'everify_many') c;
 COMMIT;
+-- a component's texts are counted in one table of up to 64 texts; past 64
+-- rows (70 copies of a text of 100 words, each with a word of its own) or past the
+-- table's budget (three texts of 1,500 words at 64kB) its pairs are
+-- checked one at a time, with the same answers
+CREATE TABLE everify_groups AS
+SELECT c AS id, (SELECT string_agg(CASE WHEN w = c THEN 'z' || c ELSE 'w' || w END, ' ')
+                 FROM generate_series(0, 99) w) AS body
+FROM generate_series(1, 70) c
+UNION ALL
+SELECT 100 + c, (SELECT string_agg(CASE WHEN w % 500 = c THEN 'y' || w ELSE 'v' || w END, ' ')
+                 FROM generate_series(0, 1499) w)
+FROM generate_series(1, 3) c;
+ALTER TABLE everify_groups ADD COLUMN m128 minhash;
+UPDATE everify_groups SET m128 = minhash_sketch(body);
+BEGIN;
+SELECT c.* FROM pg_temp.compare('m128', 0.8, NULL, 'body', 'everify_groups') c;
+SET LOCAL work_mem = '64kB';
+SELECT c.* FROM pg_temp.compare('m128', 0.8, NULL, 'body', 'everify_groups') c;
+SELECT count(*) AS kept,
+       count(*) FILTER (WHERE p.similarity <> jaccard(a.body, b.body) OR p.similarity < 0.8) AS wrong
+FROM pg_temp.pairs_by('engine', 'm128', 0.8, NULL, 'body', 'everify_groups') p
+JOIN everify_groups a ON a.id = p.id_a JOIN everify_groups b ON b.id = p.id_b;
+COMMIT;
 -- a worker's error reaches the caller as the leader's would
 BEGIN;
 SET LOCAL max_parallel_workers_per_gather = 2;

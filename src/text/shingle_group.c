@@ -28,19 +28,28 @@
 #include "text/shingle_group.h"
 #include "text/shingle_set.h"
 
-/* slots of a new group's table */
-#define SHINGLE_GROUP_START_SLOTS	1024
+/* slots of a group's table, at least */
+#define SHINGLE_GROUP_MIN_SLOTS		256
+
+/* bytes of text per shingle, about, to size a table from its first text */
+#define SHINGLE_GROUP_TEXT_BYTES	6
 
 /* hashes placed between looks at interrupts */
 #define SHINGLE_GROUP_RUN			256
+
+/* a hash (SHINGLE_SET_FREE: the slot is free) and the texts that hold it, a bit each */
+typedef struct GroupSlot
+{
+	uint64		hash;
+	uint64		holders;
+} GroupSlot;
 
 struct ShingleGroup
 {
 	int			ntexts;
 	Size		budget;			/* bytes the tables may take */
 	bool		over;			/* they would take more: the group is not counted */
-	uint64	   *hashes;			/* each slot's hash, SHINGLE_SET_FREE if free */
-	uint64	   *holders;		/* each slot's texts, a bit each */
+	GroupSlot  *slots;			/* NULL until the first text */
 	size_t		mask;			/* slots less one */
 	int			shift;			/* 64 less log2 of the slots */
 	size_t		nslotted;
@@ -57,20 +66,19 @@ Home(uint64 hash, uint64 salt, int shift)
 	return (size_t) ((hash * salt) >> shift);
 }
 
-/*
- * Slots for nslots (a power of two), unless they would pass the budget with
- * as many again for counting (ShingleGroupCount's combinations).
- */
+/* bytes of a table of nslots, with as many for counting (ShingleGroupCount's combinations) */
+#define GROUP_TABLE_BYTES(nslots) ((nslots) * (sizeof(GroupSlot) + sizeof(uint64) + sizeof(uint32)))
+
+/* Slots for nslots (a power of two), unless they would pass the budget. */
 static bool
 AllocSlots(ShingleGroup *group, size_t nslots)
 {
-	if (nslots * (2 * sizeof(uint64) + sizeof(uint64) + sizeof(uint32)) > group->budget)
+	if (GROUP_TABLE_BYTES(nslots) > group->budget)
 	{
 		group->over = true;
 		return false;
 	}
-	group->hashes = palloc_extended(nslots * sizeof(uint64), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	group->holders = palloc_extended(nslots * sizeof(uint64), MCXT_ALLOC_HUGE);
+	group->slots = palloc_extended(nslots * sizeof(GroupSlot), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	group->mask = nslots - 1;
 	group->shift = 64 - pg_leftmost_one_pos64(nslots);
 	return true;
@@ -86,7 +94,6 @@ ShingleGroupCreate(int ntexts, Size budget)
 	StaticAssertStmt(SHINGLE_SET_FREE == 0, "free slots are zeroed");
 	group->ntexts = ntexts;
 	group->budget = budget;
-	AllocSlots(group, SHINGLE_GROUP_START_SLOTS);
 	return group;
 }
 
@@ -94,8 +101,7 @@ ShingleGroupCreate(int ntexts, Size budget)
 static bool
 Grow(ShingleGroup *group)
 {
-	uint64	   *old_hashes = group->hashes;
-	uint64	   *old_holders = group->holders;
+	GroupSlot  *old = group->slots;
 	size_t		old_slots = group->mask + 1;
 	uint64		salt = ShingleSetSalt();
 
@@ -105,17 +111,30 @@ Grow(ShingleGroup *group)
 	{
 		size_t		i;
 
-		if (old_hashes[from] == SHINGLE_SET_FREE)
+		if (old[from].hash == SHINGLE_SET_FREE)
 			continue;
-		for (i = Home(old_hashes[from], salt, group->shift); group->hashes[i] != SHINGLE_SET_FREE;
+		for (i = Home(old[from].hash, salt, group->shift); group->slots[i].hash != SHINGLE_SET_FREE;
 			 i = (i + 1) & group->mask)
 			;
-		group->hashes[i] = old_hashes[from];
-		group->holders[i] = old_holders[from];
+		group->slots[i] = old[from];
 	}
-	pfree(old_hashes);
-	pfree(old_holders);
+	pfree(old);
 	return true;
+}
+
+/*
+ * The first text's table: room for about twice its shingles (a family's
+ * copies add few of their own), within the budget.
+ */
+static bool
+FirstSlots(ShingleGroup *group, size_t len)
+{
+	size_t		nslots = pg_nextpower2_size_t(Max(4 * (len / SHINGLE_GROUP_TEXT_BYTES),
+												  SHINGLE_GROUP_MIN_SLOTS));
+
+	while (nslots > SHINGLE_GROUP_MIN_SLOTS && GROUP_TABLE_BYTES(nslots) > group->budget)
+		nslots /= 2;
+	return AllocSlots(group, nslots);
 }
 
 /* The text being added holds hash: its bit in the hash's slot, counted the first time. */
@@ -133,19 +152,21 @@ Place(ShingleGroup *group, uint64 hash, uint64 salt)
 	}
 	for (i = Home(hash, salt, group->shift);; i = (i + 1) & group->mask)
 	{
-		if (group->hashes[i] == SHINGLE_SET_FREE)
+		GroupSlot  *slot = &group->slots[i];
+
+		if (slot->hash == SHINGLE_SET_FREE)
 		{
-			group->hashes[i] = hash;
-			group->holders[i] = group->adding;
+			slot->hash = hash;
+			slot->holders = group->adding;
 			group->nslotted++;
 			group->sizes[group->member]++;
 			return;
 		}
-		if (group->hashes[i] == hash)
+		if (slot->hash == hash)
 		{
-			if (!(group->holders[i] & group->adding))
+			if (!(slot->holders & group->adding))
 				group->sizes[group->member]++;
-			group->holders[i] |= group->adding;
+			slot->holders |= group->adding;
 			return;
 		}
 	}
@@ -180,7 +201,7 @@ ShingleGroupAddText(ShingleGroup *group, int member, const char *text, size_t le
 					const ShingleConfig *cfg)
 {
 	Assert(member >= 0 && member < group->ntexts);
-	if (group->over)
+	if (group->over || (group->slots == NULL && !FirstSlots(group, len)))
 		return false;
 	group->member = member;
 	group->adding = UINT64CONST(1) << member;
@@ -210,7 +231,10 @@ AddToPairs(ShingleGroup *group, uint64 holders, uint32 count)
 void
 ShingleGroupCount(ShingleGroup *group)
 {
-	size_t		nslots = pg_nextpower2_size_t(group->nslotted * 2 + 2);
+	/* combinations: no more than the slots taken, nor than the texts allow */
+	size_t		most = group->ntexts < 32 ?
+		Min(group->nslotted, (UINT64CONST(1) << group->ntexts) - 1) : group->nslotted;
+	size_t		nslots = pg_nextpower2_size_t(most * 2 + 2);
 	uint64	   *combos = palloc_extended(nslots * sizeof(uint64), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	uint32	   *counts = palloc_extended(nslots * sizeof(uint32), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	uint64		salt = ShingleSetSalt();
@@ -218,17 +242,18 @@ ShingleGroupCount(ShingleGroup *group)
 
 	Assert(!group->over);
 	group->common = palloc0(group->ntexts * group->ntexts * sizeof(uint32));
-	for (size_t s = 0; s <= group->mask; s++)
+	for (size_t s = 0; group->slots != NULL && s <= group->mask; s++)
 	{
+		uint64		holders = group->slots[s].holders;
 		size_t		i;
 
-		if (group->hashes[s] == SHINGLE_SET_FREE)
+		if (group->slots[s].hash == SHINGLE_SET_FREE)
 			continue;
 		/* holders are never 0: a slot is taken with a text's bit */
-		for (i = Home(group->holders[s], salt, shift); combos[i] != 0 && combos[i] != group->holders[s];
+		for (i = Home(holders, salt, shift); combos[i] != 0 && combos[i] != holders;
 			 i = (i + 1) & (nslots - 1))
 			;
-		combos[i] = group->holders[s];
+		combos[i] = holders;
 		counts[i]++;
 	}
 	for (size_t i = 0; i < nslots; i++)

@@ -35,6 +35,28 @@ typedef struct KeyIndex
 #define ENTRY(records, width, i) ((const KeyEntry *) ((records) + (Size) (i) * (width)))
 
 /*
+ * Entries of the sorted order looked ahead of: a run's entries lie anywhere
+ * in the partition, so each read of one missed the cache (at 10M rows
+ * GroupInMemory was a tenth of the engine's time); fetched this far ahead,
+ * they are in cache when their run is gathered.
+ */
+#define GROUP_PREFETCH_AHEAD	16
+
+/* Fetch order[j]'s entry into cache if it will be read: its key has another row. */
+static pg_attribute_always_inline void
+PrefetchEntry(const char *records, Size width, const KeyIndex *order, uint64 n, uint64 j)
+{
+	const char *entry;
+
+	if (j >= n || !((j > 0 && order[j - 1].key == order[j].key) ||
+					(j + 1 < n && order[j + 1].key == order[j].key)))
+		return;
+	entry = records + order[j].index * width;
+	__builtin_prefetch(entry);
+	__builtin_prefetch(entry + width - 1);
+}
+
+/*
  * A run's rows and summaries side by side: the run's entries lie anywhere
  * in the partition, and every row is tested against every other, so each
  * entry is read from memory once, not once per test.
@@ -122,6 +144,7 @@ GroupInMemory(Discovery *d, Spill *spill, int part, void *arg)
 	pfree(scratch);
 	for (uint32 i = 1; i <= n; i++)
 	{
+		PrefetchEntry(records, d->entry_width, order, n, (uint64) i + GROUP_PREFETCH_AHEAD);
 		if (i < n && order[i].key == order[start].key)
 			continue;
 		if (i - start > 1)

@@ -6,8 +6,9 @@
  * that receive nothing cost nothing.  Each partition gathers its records
  * in a cache line of its own, streamed when full into a buffer of its own,
  * a share of a quarter of work_mem (at least a block, at most
- * SPILL_MAX_BUFFER), written to its file in one call when full; a partition is read back with as few calls, straight into the
- * caller's array.  A BufFile, which this used before, copies every byte
+ * SPILL_MAX_BUFFER), written to its file in one call when full; a
+ * partition is read back with as few calls, straight into the caller's
+ * array.  A BufFile, which this used before, copies every byte
  * through its own block buffer and makes a call per 8 kB block each way:
  * at 10M rows that copy was 7% of the engine's time, and the calls and
  * page-cache lookups much of the kernel's third.  fd.c's temporary files

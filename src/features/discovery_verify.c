@@ -292,9 +292,14 @@ VerifyGroup(Discovery *d, Verifier *v, const TextCheck *checks, uint64 n)
 	if (counted)
 		ShingleGroupCount(group);
 	MemoryContextSwitchTo(caller);
+	if (!counted)
+	{
+		MemoryContextReset(v->group_context);
+		return false;
+	}
 
 	/* 3. each pair that reaches the threshold into the answer */
-	for (uint64 i = 0; i < n && counted; i++)
+	for (uint64 i = 0; i < n; i++)
 	{
 		int			a = MemberOf(&g, checks[i].lo);
 		int			b = MemberOf(&g, checks[i].hi);
@@ -308,7 +313,7 @@ VerifyGroup(Discovery *d, Verifier *v, const TextCheck *checks, uint64 n)
 							checks[i].distance_null);
 	}
 	MemoryContextReset(v->group_context);
-	return counted;
+	return true;
 }
 
 /*

@@ -34,6 +34,9 @@
 /* bytes of text per shingle, about, to size a table from its first text */
 #define SHINGLE_GROUP_TEXT_BYTES	6
 
+/* slots moved, or counted, between looks at interrupts */
+#define SHINGLE_GROUP_CHECK_SLOTS	65536
+
 /* hashes placed between looks at interrupts */
 #define SHINGLE_GROUP_RUN			256
 
@@ -111,6 +114,8 @@ Grow(ShingleGroup *group)
 	{
 		size_t		i;
 
+		if ((from & (SHINGLE_GROUP_CHECK_SLOTS - 1)) == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (old[from].hash == SHINGLE_SET_FREE)
 			continue;
 		for (i = Home(old[from].hash, salt, group->shift); group->slots[i].hash != SHINGLE_SET_FREE;
@@ -258,7 +263,7 @@ ShingleGroupCount(ShingleGroup *group)
 	}
 	for (size_t i = 0; i < nslots; i++)
 	{
-		if ((i & 65535) == 0)
+		if ((i & (SHINGLE_GROUP_CHECK_SLOTS - 1)) == 0)
 			CHECK_FOR_INTERRUPTS();
 		if (combos[i] != 0)
 			AddToPairs(group, combos[i], counts[i]);

@@ -78,6 +78,17 @@ _PG_init(void)
 							 NULL,
 							 NULL);
 
+	DefineCustomBoolVariable("ndd.discovery_row_numbers",
+							 "Lets the discovery engine number rows in 32 bits where the table allows.",
+							 "Off makes it keep whole heap positions in its records, as it must for tables of 64 GB and more, so that their layout can be tested on small tables.  The pairs are the same.",
+							 &ndd_discovery_row_numbers,
+							 true,
+							 PGC_USERSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL,
+							 NULL,
+							 NULL);
+
 	MarkGUCPrefixReserved("ndd");
 	MinHashLookupScanInit();
 }

@@ -286,6 +286,9 @@ CopyRecord(char *dst, const void *record, Size width)
 		case 36:
 			memcpy(dst, record, 36);
 			break;
+		case 40:
+			memcpy(dst, record, 40);
+			break;
 		case 48:
 			memcpy(dst, record, 48);
 			break;

@@ -25,6 +25,7 @@
 #include "features/discovery.h"
 
 int			ndd_discovery_path = DISCOVERY_PATH_AUTO;
+bool		ndd_discovery_row_numbers = true;
 
 const struct config_enum_entry discovery_path_options[] = {
 	{"auto", DISCOVERY_PATH_AUTO, false},
@@ -103,13 +104,23 @@ DiscoveryPartitionOf(uint64 value, uint64 salt, int nparts)
 /* the salt of the partitions by key, times the level */
 #define KEY_PARTITION_SALT	UINT64CONST(0x9E3779B97F4A7C15)
 
-/* An entry's partition: its key's hash, mixed anew at each level. */
+/*
+ * An entry's partition: a wide entry's key's hash, mixed anew at each
+ * level.  A narrow entry is placed in its key's partition of step 1 by its
+ * writer (SpillAddTo), its tag alone being no key; split again, its tag's
+ * hash.
+ */
 int
 DiscoveryEntryPartition(const void *record, int level, int nparts, const void *arg)
 {
-	const KeyEntry *entry = record;
+	const Discovery *d = arg;
 
-	return DiscoveryPartitionOf(entry->key, KEY_PARTITION_SALT * (uint64) level, nparts);
+	if (!d->narrow)
+		return DiscoveryPartitionOf(((const WideEntry *) record)->key,
+									KEY_PARTITION_SALT * (uint64) level, nparts);
+	Assert(level > 0);
+	return DiscoveryPartitionOf(((const NarrowEntry *) record)->tag, KEY_PARTITION_SALT * (uint64) level,
+								nparts);
 }
 
 /*
@@ -135,13 +146,33 @@ DiscoveryRowKeyPartition(const void *record, int level, int nparts, const void *
 								nparts);
 }
 
-/* A candidate's partition: its first row's hash, mixed anew at each level. */
+/*
+ * A candidate's partition: its first row's heap range, so that step 5
+ * fetches each range's rows together while their pages are in shared
+ * buffers (partitions by the row's hash made each fetch of a table larger
+ * than shared_buffers a read: at 10M rows those reads were a fifth of the
+ * run); split again, the first row's hash, mixed anew at each level.
+ */
 int
 DiscoveryEdgePartition(const void *record, int level, int nparts, const void *arg)
 {
-	const Edge *edge = record;
+	const Discovery *d = arg;
+	uint64		lo;
+	uint64		block;
 
-	return DiscoveryPartitionOf(edge->lo, UINT64CONST(0xC2B2AE3D27D4EB4F) * (uint64) (level + 1), nparts);
+	if (d->narrow)
+	{
+		lo = *(const uint64 *) record >> 32;
+		block = lo >> ROW_KEY_LINE_BITS;
+	}
+	else
+	{
+		lo = ((const Edge *) record)->lo;
+		block = lo >> 16;
+	}
+	if (level > 0)
+		return DiscoveryPartitionOf(lo, UINT64CONST(0xC2B2AE3D27D4EB4F) * (uint64) level, nparts);
+	return (int) Min(block * (uint64) nparts / Max(d->nblocks, 1), (uint64) nparts - 1);
 }
 
 static void
@@ -223,6 +254,19 @@ DiscoveryMixedSketches(const char *column, const char *relation, const char *det
  */
 #define FILTER_MIN_BITS_PER_KEY		4.0
 
+/*
+ * The records' layouts for a heap of d->nblocks blocks: narrow where rows
+ * have 32-bit numbers.  A worker calls it again with the leader's count.
+ */
+void
+DiscoveryLayout(Discovery *d)
+{
+	d->narrow = ndd_discovery_row_numbers && d->nblocks < ROW_KEY_MAX_BLOCKS;
+	d->entry_header = d->narrow ? sizeof(NarrowEntry) : sizeof(WideEntry);
+	d->entry_width = d->entry_header + d->keys.summary_words * sizeof(uint64);
+	d->edge_width = d->narrow ? sizeof(uint64) : sizeof(Edge);
+}
+
 /* Open the table and learn its columns and keys, under one registered snapshot. */
 void
 DiscoveryOpen(Discovery *d, const DiscoveryRequest *req)
@@ -242,11 +286,10 @@ DiscoveryOpen(Discovery *d, const DiscoveryRequest *req)
 	d->budget = (Size) work_mem * 1024;
 	d->row_context = AllocSetContextCreate(CurrentMemoryContext, "ndd discovery row",
 										   ALLOCSET_DEFAULT_SIZES);
-	d->entry_width = offsetof(KeyEntry, summary) + d->keys.summary_words * sizeof(uint64);
 	d->nblocks = RelationGetNumberOfBlocks(d->rel);
+	DiscoveryLayout(d);
 	/* the filter where it keeps its quality, else exact counts (discovery.h) */
-	d->exact = KeyFilterBitsPerKey(req->expected_keys) < FILTER_MIN_BITS_PER_KEY &&
-		d->nblocks < ROW_KEY_MAX_BLOCKS;
+	d->exact = KeyFilterBitsPerKey(req->expected_keys) < FILTER_MIN_BITS_PER_KEY && d->narrow;
 	/* partitions for about the keys the SQL path would size its filter for */
 	d->partitions = DiscoveryPartitions(d->budget, (double) Max(req->expected_keys, 1),
 										d->entry_width);

@@ -24,15 +24,33 @@
 
 /*
  * An entry's key and its place in the partition, to sort by key: the radix
- * sort is stable, so a key's entries stay in the partition's order.
+ * sort is stable, so a key's entries stay in the partition's order.  A
+ * narrow entry's tag and place take 8 bytes (TagIndex), a wide one's 16.
  */
+typedef struct TagIndex
+{
+	uint32		tag;
+	uint32		index;
+} TagIndex;
+
 typedef struct KeyIndex
 {
 	uint64		key;
 	uint64		index;
 } KeyIndex;
 
-#define ENTRY(records, width, i) ((const KeyEntry *) ((records) + (Size) (i) * (width)))
+/* the i-th of the sorted order: its key, and its entry's place */
+static pg_attribute_always_inline uint64
+OrderKey(const void *order, uint64 i, bool narrow)
+{
+	return narrow ? ((const TagIndex *) order)[i].tag : ((const KeyIndex *) order)[i].key;
+}
+
+static pg_attribute_always_inline uint64
+OrderIndex(const void *order, uint64 i, bool narrow)
+{
+	return narrow ? ((const TagIndex *) order)[i].index : ((const KeyIndex *) order)[i].index;
+}
 
 /*
  * Entries of the sorted order looked ahead of: a run's entries lie anywhere
@@ -44,14 +62,18 @@ typedef struct KeyIndex
 
 /* Fetch order[j]'s entry into cache if it will be read: its key has another row. */
 static pg_attribute_always_inline void
-PrefetchEntry(const char *records, Size width, const KeyIndex *order, uint64 n, uint64 j)
+PrefetchEntry(const char *records, Size width, const void *order, uint64 n, uint64 j, bool narrow)
 {
 	const char *entry;
+	uint64		key;
 
-	if (j >= n || !((j > 0 && order[j - 1].key == order[j].key) ||
-					(j + 1 < n && order[j + 1].key == order[j].key)))
+	if (j >= n)
 		return;
-	entry = records + order[j].index * width;
+	key = OrderKey(order, j, narrow);
+	if (!((j > 0 && OrderKey(order, j - 1, narrow) == key) ||
+		  (j + 1 < n && OrderKey(order, j + 1, narrow) == key)))
+		return;
+	entry = records + OrderIndex(order, j, narrow) * width;
 	__builtin_prefetch(entry);
 	__builtin_prefetch(entry + width - 1);
 }
@@ -59,7 +81,8 @@ PrefetchEntry(const char *records, Size width, const KeyIndex *order, uint64 n, 
 /*
  * A run's rows and summaries side by side: the run's entries lie anywhere
  * in the partition, and every row is tested against every other, so each
- * entry is read from memory once, not once per test.
+ * entry is read from memory once, not once per test.  Rows are as the
+ * entries number them (narrow: 32-bit numbers; wide: packed TIDs).
  */
 typedef struct Run
 {
@@ -69,9 +92,9 @@ typedef struct Run
 	uint64	   *summaries;
 } Run;
 
-static void
-GatherRun(Discovery *d, Run *run, const char *records, const KeyIndex *order, uint32 start,
-		  uint32 end)
+static pg_attribute_always_inline void
+GatherRun(Discovery *d, Run *run, const char *records, const void *order, uint32 start,
+		  uint32 end, bool narrow)
 {
 	int			words = d->keys.summary_words;
 
@@ -89,10 +112,10 @@ GatherRun(Discovery *d, Run *run, const char *records, const KeyIndex *order, ui
 	run->n = end - start;
 	for (uint32 i = 0; i < run->n; i++)
 	{
-		const KeyEntry *entry = ENTRY(records, d->entry_width, order[start + i].index);
+		const char *entry = records + OrderIndex(order, start + i, narrow) * d->entry_width;
 
-		run->rows[i] = entry->row;
-		memcpy(&run->summaries[(Size) i * words], entry->summary, words * sizeof(uint64));
+		run->rows[i] = narrow ? ((const NarrowEntry *) entry)->row : ((const WideEntry *) entry)->row;
+		memcpy(&run->summaries[(Size) i * words], entry + d->entry_header, words * sizeof(uint64));
 	}
 }
 
@@ -107,49 +130,71 @@ PairRun(Discovery *d, const Run *run, uint64 *tests)
 	{
 		for (uint32 j = i + 1; j < run->n; j++)
 		{
-			Edge		edge;
+			uint64		lo = Min(run->rows[i], run->rows[j]);
+			uint64		hi = Max(run->rows[i], run->rows[j]);
 
 			if ((++*tests % GROUP_TESTS_PER_CHECK) == 0)
 				CHECK_FOR_INTERRUPTS();
-			if (run->rows[i] == run->rows[j] ||
+			if (lo == hi ||
 				!bk->close_enough(bk, &run->summaries[(Size) i * words], &run->summaries[(Size) j * words]))
 				continue;
-			edge.lo = Min(run->rows[i], run->rows[j]);
-			edge.hi = Max(run->rows[i], run->rows[j]);
-			SpillAdd(d->edges, &edge);
+			if (d->narrow)
+			{
+				uint64		pair = NarrowPair((uint32) lo, (uint32) hi);
+
+				SpillAdd(d->edges, &pair);
+			}
+			else
+			{
+				Edge		edge = {lo, hi};
+
+				SpillAdd(d->edges, &edge);
+			}
 		}
 	}
 }
 
-/* One partition that fits: sorted by key, each run paired. */
-static void
-GroupInMemory(Discovery *d, Spill *spill, int part, void *arg)
+/* The partition's keys in order: each entry's key and place, grouped by key. */
+static void *
+SortedOrder(Discovery *d, const char *records, uint64 n)
 {
-	uint64		n;
-	char	   *records = SpillTake(spill, part, &n);
-	KeyIndex   *order = palloc_extended(Max(n, 1) * sizeof(KeyIndex), MCXT_ALLOC_HUGE);
-	char	   *scratch = palloc_extended(Max(n, 1) * sizeof(KeyIndex), MCXT_ALLOC_HUGE);
+	Size		width = d->narrow ? sizeof(TagIndex) : sizeof(KeyIndex);
+	char	   *order = palloc_extended(Max(n, 1) * width, MCXT_ALLOC_HUGE);
+	char	   *scratch = palloc_extended(Max(n, 1) * width, MCXT_ALLOC_HUGE);
+
+	for (uint32 i = 0; i < n; i++)
+	{
+		const char *entry = records + (Size) i * d->entry_width;
+
+		if (d->narrow)
+			((TagIndex *) order)[i] = (TagIndex) {((const NarrowEntry *) entry)->tag, i};
+		else
+			((KeyIndex *) order)[i] = (KeyIndex) {((const WideEntry *) entry)->key, i};
+	}
+	if (d->narrow)
+		RadixGroupRecords32(order, scratch, n, width, offsetof(TagIndex, tag));
+	else
+		RadixGroupRecords(order, scratch, n, width, offsetof(KeyIndex, key));
+	pfree(scratch);
+	return order;
+}
+
+/* Each run of the sorted order of more than one row, gathered and paired. */
+static pg_attribute_always_inline void
+PairRuns(Discovery *d, const char *records, const void *order, uint32 n, bool narrow)
+{
 	uint64		tests = 0;
 	uint32		start = 0;
 	Run			run = {0};
 
-	if (n > PG_UINT32_MAX)
-		elog(ERROR, "ndd: a partition of discovery holds too many keys");
-	for (uint32 i = 0; i < n; i++)
-	{
-		order[i].key = ENTRY(records, d->entry_width, i)->key;
-		order[i].index = i;
-	}
-	RadixGroupRecords((char *) order, scratch, n, sizeof(KeyIndex), offsetof(KeyIndex, key));
-	pfree(scratch);
 	for (uint32 i = 1; i <= n; i++)
 	{
-		PrefetchEntry(records, d->entry_width, order, n, (uint64) i + GROUP_PREFETCH_AHEAD);
-		if (i < n && order[i].key == order[start].key)
+		PrefetchEntry(records, d->entry_width, order, n, (uint64) i + GROUP_PREFETCH_AHEAD, narrow);
+		if (i < n && OrderKey(order, i, narrow) == OrderKey(order, start, narrow))
 			continue;
 		if (i - start > 1)
 		{
-			GatherRun(d, &run, records, order, start, i);
+			GatherRun(d, &run, records, order, start, i, narrow);
 			PairRun(d, &run, &tests);
 		}
 		start = i;
@@ -159,6 +204,23 @@ GroupInMemory(Discovery *d, Spill *spill, int part, void *arg)
 		pfree(run.rows);
 		pfree(run.summaries);
 	}
+}
+
+/* One partition that fits: sorted by key, each run paired. */
+static void
+GroupInMemory(Discovery *d, Spill *spill, int part, void *arg)
+{
+	uint64		n;
+	char	   *records = SpillTake(spill, part, &n);
+	void	   *order;
+
+	if (n > PG_UINT32_MAX)
+		elog(ERROR, "ndd: a partition of discovery holds too many keys");
+	order = SortedOrder(d, records, n);
+	if (d->narrow)
+		PairRuns(d, records, order, (uint32) n, true);
+	else
+		PairRuns(d, records, order, (uint32) n, false);
 	pfree(order);
 	pfree(records);
 }
@@ -171,10 +233,11 @@ DiscoveryGroupKeys(Discovery *d)
 											 DiscoveryEntryPartition);
 	int			part;
 
-	d->edges = DiscoveryWriteSpill(d, "g", d->partitions, sizeof(Edge), DiscoveryEdgePartition);
+	d->edges = DiscoveryWriteSpill(d, "g", d->partitions, d->edge_width, DiscoveryEdgePartition);
 	while (DiscoveryClaim(d, DISCOVERY_STEP_GROUP, d->partitions, &part))
-		DiscoveryFitPartition(d, entries, part, d->entry_width + 2 * sizeof(KeyIndex), d->budget,
-							  GroupInMemory, NULL);
+		DiscoveryFitPartition(d, entries, part,
+							  d->entry_width + 2 * (d->narrow ? sizeof(TagIndex) : sizeof(KeyIndex)),
+							  d->budget, GroupInMemory, NULL);
 	SpillEnd(entries);
 	d->entries = NULL;
 	if (d->shared)

@@ -26,37 +26,38 @@
 #include "features/discovery.h"
 
 /*
- * Candidates sorted by (lo, hi).  Rows that fit 32 bits (RowKey's
- * numbers, which every table of fewer than ROW_KEY_MAX_BLOCKS has) make a
- * pair one 64-bit number, sorted once: at 10M rows the two sorts of
- * 16-byte edges, by hi and then stably by lo, moved 2.5 times the bytes.
+ * Candidates sorted by (lo, hi).  Narrow pairs are one 64-bit number each,
+ * sorted once (at 10M rows the two sorts of 16-byte edges, by hi and then
+ * stably by lo, moved 2.5 times the bytes); wide ones are sorted twice.
  */
 static void
-SortEdges(Discovery *d, Edge *edges, uint64 n)
+SortPairs(Discovery *d, char *pairs, uint64 n)
 {
-	uint64	   *pairs;
-	char	   *scratch;
+	char	   *scratch = palloc_extended(Max(n, 1) * d->edge_width, MCXT_ALLOC_HUGE);
 
-	if (d->nblocks >= ROW_KEY_MAX_BLOCKS)
+	if (d->narrow)
+		RadixSortRecords(pairs, scratch, n, sizeof(uint64), 0);
+	else
 	{
-		scratch = palloc_extended(Max(n, 1) * sizeof(Edge), MCXT_ALLOC_HUGE);
-		RadixSortRecords((char *) edges, scratch, n, sizeof(Edge), offsetof(Edge, hi));
-		RadixSortRecords((char *) edges, scratch, n, sizeof(Edge), offsetof(Edge, lo));
-		pfree(scratch);
-		return;
+		RadixSortRecords(pairs, scratch, n, sizeof(Edge), offsetof(Edge, hi));
+		RadixSortRecords(pairs, scratch, n, sizeof(Edge), offsetof(Edge, lo));
 	}
-	pairs = palloc_extended(Max(n, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
-	scratch = palloc_extended(Max(n, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
-	for (uint64 i = 0; i < n; i++)
-		pairs[i] = ((uint64) RowNumberOfPacked(edges[i].lo) << 32) | RowNumberOfPacked(edges[i].hi);
-	RadixSortRecords((char *) pairs, scratch, n, sizeof(uint64), 0);
-	for (uint64 i = 0; i < n; i++)
-	{
-		edges[i].lo = PackRowNumber((uint32) (pairs[i] >> 32));
-		edges[i].hi = PackRowNumber((uint32) pairs[i]);
-	}
-	pfree(pairs);
 	pfree(scratch);
+}
+
+/* The i-th pair's rows, as packed TIDs. */
+static inline Edge
+PairAt(const Discovery *d, const char *pairs, uint64 i)
+{
+	uint64		pair;
+	Edge		edge;
+
+	if (!d->narrow)
+		return ((const Edge *) pairs)[i];
+	pair = ((const uint64 *) pairs)[i];
+	edge.lo = PackRowNumber((uint32) (pair >> 32));
+	edge.hi = PackRowNumber((uint32) pair);
+	return edge;
 }
 
 /* Fetch the row at a packed position, as the engine's snapshot sees it. */
@@ -146,28 +147,30 @@ ScoreInMemory(Discovery *d, Spill *spill, int part, void *arg)
 	FetchedRow *a = &((FetchedRow *) arg)[0];
 	FetchedRow *b = &((FetchedRow *) arg)[1];
 	uint64		n;
-	Edge	   *edges = (Edge *) SpillTake(spill, part, &n);
-	uint64		fetched_lo = PG_UINT64_MAX;
+	char	   *pairs = SpillTake(spill, part, &n);
+	Edge		last = {PG_UINT64_MAX, PG_UINT64_MAX};
 
-	SortEdges(d, edges, n);
+	SortPairs(d, pairs, n);
 	for (uint64 i = 0; i < n; i++)
 	{
-		if (i > 0 && edges[i].lo == edges[i - 1].lo && edges[i].hi == edges[i - 1].hi)
+		Edge		edge = PairAt(d, pairs, i);
+
+		if (edge.lo == last.lo && edge.hi == last.hi)
 			continue;
 		d->counts[COUNT_CANDIDATES]++;
-		if (edges[i].lo != fetched_lo)
+		if (edge.lo != last.lo)
 		{
 			CHECK_FOR_INTERRUPTS();
-			DiscoveryFetch(d, edges[i].lo, a);
-			fetched_lo = edges[i].lo;
+			DiscoveryFetch(d, edge.lo, a);
 		}
+		last = edge;
 		if (!a->found)
 			continue;
-		DiscoveryFetch(d, edges[i].hi, b);
+		DiscoveryFetch(d, edge.hi, b);
 		if (b->found)
-			ScorePair(d, a, b, edges[i].lo, edges[i].hi);
+			ScorePair(d, a, b, edge.lo, edge.hi);
 	}
-	pfree(edges);
+	pfree(pairs);
 }
 
 /*
@@ -177,7 +180,7 @@ ScoreInMemory(Discovery *d, Spill *spill, int part, void *arg)
 void
 DiscoveryScorePairs(Discovery *d)
 {
-	Spill	   *edges = DiscoveryReadSpill(d, "g", d->edges, d->partitions, sizeof(Edge),
+	Spill	   *edges = DiscoveryReadSpill(d, "g", d->edges, d->partitions, d->edge_width,
 										   DiscoveryEdgePartition);
 	FetchedRow	rows[2] = {{0}};
 	int			part;
@@ -189,7 +192,7 @@ DiscoveryScorePairs(Discovery *d)
 	else if (d->shared)
 		d->results = DiscoveryWriteSpill(d, "r", 1, sizeof(PairResult), NULL);
 	while (DiscoveryClaim(d, DISCOVERY_STEP_SCORE, d->partitions, &part))
-		DiscoveryFitPartition(d, edges, part, 2 * sizeof(Edge), d->budget, ScoreInMemory, rows);
+		DiscoveryFitPartition(d, edges, part, 2 * d->edge_width, d->budget, ScoreInMemory, rows);
 	SpillEnd(edges);
 	d->edges = NULL;
 	if (d->shared && d->checks)

@@ -389,6 +389,7 @@ ndd_discovery_worker(dsm_segment *seg, shm_toc *toc)
 	DiscoveryOpen(&d, &req);
 	d.partitions = shared->partitions;
 	d.nblocks = shared->nblocks;
+	DiscoveryLayout(&d);
 	d.exact = shared->exact;
 	d.shared = shared;
 	d.participant = ParallelWorkerNumber + 1;

@@ -173,21 +173,34 @@ FilteredKeyRow(Discovery *d, TupleTableSlot *slot, Datum sketch)
 	const BucketKeys *bk = &d->keys;
 	uint64	   *keys = palloc(Max(bk->max_keys, 1) * sizeof(uint64));
 	uint64	   *kept = palloc(Max(bk->max_keys, 1) * sizeof(uint64));
-	KeyEntry   *entry = palloc(d->entry_width);
+	char	   *entry = palloc(d->entry_width);
 	bool		id_null;
 	int			n;
 
-	n = bk->keys(bk, sketch, keys, entry->summary);
+	n = bk->keys(bk, sketch, keys, EntrySummary(entry, d->entry_header));
 	n = KeyFilterColliding(d->filter, keys, n, d->req->drop_frequent, kept);
 	d->counts[COUNT_KEPT] += n;
 	(void) slot_getattr(slot, d->id_att, &id_null);
 	if (id_null)
 		return;
-	entry->row = PackRow(&slot->tts_tid);
 	for (int i = 0; i < n; i++)
 	{
-		entry->key = kept[i];
-		SpillAdd(d->entries, entry);
+		if (d->narrow)
+		{
+			NarrowEntry *header = (NarrowEntry *) entry;
+			int			part = DiscoveryKeyTag(kept[i], d->partitions, &header->tag);
+
+			header->row = RowNumberOfPacked(PackRow(&slot->tts_tid));
+			SpillAddTo(d->entries, part, entry);
+		}
+		else
+		{
+			WideEntry  *header = (WideEntry *) entry;
+
+			header->key = kept[i];
+			header->row = PackRow(&slot->tts_tid);
+			SpillAdd(d->entries, entry);
+		}
 	}
 }
 

@@ -55,22 +55,26 @@ KeepRowKeys(Discovery *d, const uint32 *summary, const SharedKey *shared, int n)
 	uint64	   *keys = palloc(n * sizeof(uint64));
 	uint32	   *counts = palloc(n * sizeof(uint32));
 	uint64	   *kept = palloc(n * sizeof(uint64));
-	KeyEntry   *entry = palloc(d->entry_width);
+	char	   *entry = palloc(d->entry_width);
+	NarrowEntry *header = (NarrowEntry *) entry;
 	int			nkept;
 
+	/* counting exactly needs 32-bit row numbers (DiscoveryOpen) */
+	Assert(d->narrow);
 	for (int i = 0; i < n; i++)
 	{
 		keys[i] = SharedKeyKey(&shared[i]);
 		counts[i] = SharedKeyCount(&shared[i]);
 	}
-	memcpy(entry->summary, summary, d->keys.summary_words * sizeof(uint64));
+	memcpy(EntrySummary(entry, d->entry_header), summary, d->keys.summary_words * sizeof(uint64));
 	nkept = KeysLessMostFrequent(keys, counts, n, d->req->drop_frequent, kept);
 	d->counts[COUNT_KEPT] += nkept;
-	entry->row = PackRowNumber(shared[0].row);
+	header->row = shared[0].row;
 	for (int i = 0; i < nkept; i++)
 	{
-		entry->key = kept[i];
-		SpillAdd(d->entries, entry);
+		/* a shared key's number is its partition of step 1, then its tag */
+		header->tag = (uint32) kept[i];
+		SpillAddTo(d->entries, (int) (kept[i] >> 32), entry);
 	}
 	MemoryContextSwitchTo(caller);
 	MemoryContextReset(d->row_context);

@@ -118,6 +118,22 @@ SELECT c.* FROM pg_temp.compare('sh', NULL, 3, NULL, 'eexact') c;
 COMMIT;
 RESET work_mem;
 
+-- tables of 64 GB and more keep whole heap positions in the engine's
+-- records (ndd.discovery_row_numbers = off lays them out so here, which
+-- leaves the filter): the same pairs, split at 64kB, with workers too
+SET ndd.discovery_row_numbers = off;
+BEGIN;
+SELECT t, c.* FROM unnest(ARRAY[0.5, 0.9]) t, pg_temp.compare('m128', t) c;
+SELECT c.* FROM pg_temp.compare('sh', NULL, 3) c;
+SET LOCAL work_mem = '64kB';
+SELECT c.* FROM pg_temp.compare('m128', 0.8, NULL, NULL, 'eexact4') c;
+SET LOCAL max_parallel_workers_per_gather = 2;
+SET LOCAL min_parallel_table_scan_size = 0;
+SELECT c.* FROM pg_temp.compare('m128', 0.8, NULL, NULL, 'eexact4') c;
+SELECT c.* FROM pg_temp.compare('sh', NULL, 3, NULL, 'eexact') c;
+COMMIT;
+RESET ndd.discovery_row_numbers;
+
 -- parallel workers: the same pairs as one process, at any work_mem
 -- (workers_of: the answer of a run with at most n workers)
 CREATE FUNCTION pg_temp.workers_of(n int, col name, t float8, k int DEFAULT NULL)

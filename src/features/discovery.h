@@ -424,6 +424,9 @@ extern void DiscoveryFitPartition(Discovery *d, Spill *spill, int part, Size nee
 /* partitions for records of width bytes, about total of them, in budget */
 extern int	DiscoveryPartitions(Size budget, double total, Size width);
 
+/* the heap range of nparts a block falls in */
+extern int	DiscoveryBlockRange(const Discovery *d, uint64 block, int nparts);
+
 /* the partition of nparts a value falls in, hashed with salt */
 extern int	DiscoveryPartitionOf(uint64 value, uint64 salt, int nparts);
 

@@ -27,11 +27,9 @@
 static int
 RowRangePartition(uint32 row, int level, int nparts, const Discovery *d)
 {
-	uint64		block = row >> ROW_KEY_LINE_BITS;
-
 	if (level > 0)
 		return DiscoveryPartitionOf(row, UINT64CONST(0x165667B19E3779F9) * (uint64) level, nparts);
-	return (int) Min(block * (uint64) nparts / Max(d->nblocks, 1), (uint64) nparts - 1);
+	return DiscoveryBlockRange(d, row >> ROW_KEY_LINE_BITS, nparts);
 }
 
 int

@@ -172,6 +172,13 @@ DiscoveryEdgePartition(const void *record, int level, int nparts, const void *ar
 	}
 	if (level > 0)
 		return DiscoveryPartitionOf(lo, UINT64CONST(0xC2B2AE3D27D4EB4F) * (uint64) level, nparts);
+	return DiscoveryBlockRange(d, block, nparts);
+}
+
+/* Which of nparts equal heap ranges a block falls in (every participant counts the same). */
+int
+DiscoveryBlockRange(const Discovery *d, uint64 block, int nparts)
+{
 	return (int) Min(block * (uint64) nparts / Max(d->nblocks, 1), (uint64) nparts - 1);
 }
 

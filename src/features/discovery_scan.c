@@ -183,22 +183,18 @@ FilteredKeyRow(Discovery *d, TupleTableSlot *slot, Datum sketch)
 	(void) slot_getattr(slot, d->id_att, &id_null);
 	if (id_null)
 		return;
+	if (d->narrow)
+		((NarrowEntry *) entry)->row = RowNumberOfPacked(PackRow(&slot->tts_tid));
+	else
+		((WideEntry *) entry)->row = PackRow(&slot->tts_tid);
 	for (int i = 0; i < n; i++)
 	{
 		if (d->narrow)
-		{
-			NarrowEntry *header = (NarrowEntry *) entry;
-			int			part = DiscoveryKeyTag(kept[i], d->partitions, &header->tag);
-
-			header->row = RowNumberOfPacked(PackRow(&slot->tts_tid));
-			SpillAddTo(d->entries, part, entry);
-		}
+			SpillAddTo(d->entries, DiscoveryKeyTag(kept[i], d->partitions, &((NarrowEntry *) entry)->tag),
+					   entry);
 		else
 		{
-			WideEntry  *header = (WideEntry *) entry;
-
-			header->key = kept[i];
-			header->row = PackRow(&slot->tts_tid);
+			((WideEntry *) entry)->key = kept[i];
 			SpillAdd(d->entries, entry);
 		}
 	}

@@ -9,7 +9,11 @@
 #     with a shared licence header look like this).
 # For each: seconds of the estimate alone and of verify_column (medians of
 # NDD_BENCH_RUNS runs, interleaved), their same-run ratio, and whether the
-# verified pairs equal jaccard() >= 0.8 on every candidate pair.  Figures are
+# verified pairs equal jaccard() >= 0.8 on every candidate pair.  Beside
+# them, the least verification can cost (its floor ratio): the candidates
+# at the lower threshold, found with the workers a verify_column call gets,
+# and their texts read once by PostgreSQL (detoasted), the reading counted
+# as split over two cores and the shingling as free.  Figures are
 # reported, never checked: exit 0 means it ran.
 #
 #   NDD_BENCH_DOCS         bench corpus documents (default 20000)

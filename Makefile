@@ -37,6 +37,7 @@ OBJS = \
 	src/sqlgen/minhash_sql.o \
 	src/sqlgen/simhash_sql.o \
 	src/features/pairs.o \
+	src/features/pairs_citus.o \
 	src/features/discovery_engine.o \
 	src/features/discovery_scan.o \
 	src/features/discovery_count.o \

@@ -56,6 +56,7 @@
 #include "base/ndd_limits.h"
 #include "base/sketch_column.h"
 #include "features/guard.h"
+#include "features/pairs_citus.h"
 #include "sqlgen/sketch_sql.h"
 #include "sqlgen/spi_run.h"
 
@@ -795,6 +796,12 @@ ndd_maintain_clusters(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "ndd_maintain_clusters: SPI_connect failed");
 	table = RegclassText(m.tbl);
+	if (CitusHashDistributed(m.tbl))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("clusters of relation \"%s\" cannot be kept current", m.table_name),
+				 errdetail("The table is distributed by Citus, which runs no triggers on it."),
+				 errhint("Find its clusters with near_duplicate_clusters().")));
 	RunStatement("ndd_maintain_clusters", psprintf(MAINTAIN_LOCK_SQL, table), 0, NULL, NULL, NULL);
 	mapping = CreateClusterTable(&m, table);
 	FillClusterTable(&m, RegclassText(mapping), PG_GETARG_DATUM(1), PG_GETARG_DATUM(2));

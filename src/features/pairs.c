@@ -51,6 +51,7 @@
 #include "base/ndd_limits.h"
 #include "base/sketch_column.h"
 #include "features/discovery.h"
+#include "features/pairs_citus.h"
 #include "keys/lsh.h"
 #include "sketch/simhash.h"
 #include "sqlgen/sketch_sql.h"
@@ -300,6 +301,9 @@ typedef struct Pairs
 	bool		simhash;
 	bool		progress;
 	TimestampTz started;
+
+	/* distributed by Citus, by hash: map-reduce (pairs_citus.c) */
+	bool		citus;
 
 	/* the leaf partitions, when one is a foreign table */
 	bool		sharded;
@@ -860,9 +864,10 @@ EngineProgress(void *arg, const char *message, double done)
 }
 
 /*
- * A table Citus distributes: on the coordinator its heap is an empty shell
- * whose rows are on the workers, which only a query planned by Citus
- * reaches.  Asked of Citus's catalog, where Citus is installed.
+ * A table Citus distributes, or keeps on the coordinator: on the
+ * coordinator a distributed table's heap is an empty shell whose rows are
+ * on the workers, which only a query planned by Citus reaches.  Asked of
+ * Citus's catalog, where Citus is installed.
  */
 #define PAIRS_CITUS_SQL \
 	"SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_partition d\n" \
@@ -896,7 +901,7 @@ UseEngine(Pairs *p)
 		return false;
 	if (p->sharded)
 		why = "The table is partitioned over shards";
-	else if (DistributedByCitus(p))
+	else if (p->citus || DistributedByCitus(p))
 		why = "The table is distributed by Citus";
 	else
 		(void) DiscoveryEngineReads(p->relid, p->sketch_name, p->id_name, p->verify_name, &why);
@@ -949,6 +954,34 @@ RunEngine(Pairs *p, Tuplestorestate *out, TupleDesc out_desc)
 	(void) DiscoveryEngineRun(&req, out, out_desc);
 }
 
+static void
+CitusProgress(void *arg, const char *message)
+{
+	ereport(NOTICE, (errmsg_internal("%s", message), errdetail("%s", ElapsedText((Pairs *) arg))));
+}
+
+/* Steps 1-4 as a map-reduce that Citus runs on its workers (pairs_citus.c). */
+static void
+RunCitus(Pairs *p, Tuplestorestate *out, TupleDesc out_desc)
+{
+	CitusPairs	c = {0};
+
+	c.relid = p->relid;
+	c.tbl = p->tbl;
+	c.id_name = p->id_name;
+	c.sketch_name = p->sketch_name;
+	c.verify_name = p->verify_name;
+	c.kind = p->simhash ? SKETCH_SIMHASH : SKETCH_MINHASH;
+	c.rule = &p->rule;
+	c.threshold = p->threshold;
+	/* shingled as ShingleKept shingles on one server */
+	c.unit = p->unit ? p->unit : "word";
+	c.shingle_size = p->unit ? p->shingle_size : NDD_SHINGLE_SIZE_DEFAULT;
+	c.progress = p->progress ? CitusProgress : NULL;
+	c.arg = p;
+	(void) CitusPairsRun(&c, out, out_desc);
+}
+
 PG_FUNCTION_INFO_V1(near_duplicate_pairs);
 Datum
 near_duplicate_pairs(PG_FUNCTION_ARGS)
@@ -965,6 +998,7 @@ near_duplicate_pairs(PG_FUNCTION_ARGS)
 
 	/* 0. the shards, the path, and what the sketches are */
 	FindLeaves(&p);
+	p.citus = !p.sharded && CitusHashDistributed(p.relid);
 	engine = UseEngine(&p);
 	if (p.simhash)
 		PlanSimhash(&p);
@@ -980,6 +1014,8 @@ near_duplicate_pairs(PG_FUNCTION_ARGS)
 
 	if (engine)
 		RunEngine(&p, rsinfo->setResult, rsinfo->setDesc);
+	else if (p.citus)
+		RunCitus(&p, rsinfo->setResult, rsinfo->setDesc);
 	else
 	{
 		/* 1. which keys occur more than once */

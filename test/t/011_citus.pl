@@ -5,12 +5,13 @@
 #
 # Lookups and top-k go to the shards, where the shards' indexes serve them,
 # and answer as on one server.  near_duplicate_pairs and
-# near_duplicate_clusters do not run on a distributed table (0A000, Citus
-# cannot plan their verification join); the map-reduce of docs/operations.md,
-# "Distributing with Citus", run over the distributed table, gives their
-# one-server answers.
-# The insert guard is refused by Citus on a distributed table; forced, it
-# checks each shard on its own.
+# near_duplicate_clusters run on a distributed table as a map-reduce that
+# Citus runs on the workers (pairs_citus.c), with the one-server answers:
+# on a table distributed by its bigint id, and on one distributed by
+# another column; nothing of the map-reduce is left on any node after
+# success or error.  ndd_maintain_clusters refuses a distributed table
+# (0A000).  The insert guard is refused by Citus on a distributed table;
+# forced, it checks each shard on its own.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -56,6 +57,14 @@ $coord->safe_psql('postgres', q{
 	FROM (SELECT f, m, (SELECT string_agg('w' || (f * 1000 + i), ' ') FROM generate_series(1, 40) i)
 						|| CASE WHEN m > 0 THEN ' extra' || m ELSE '' END AS b
 		  FROM generate_series(1, 1000) f, generate_series(0, 2) m WHERE m <= f % 3) s;
+	-- 100 families of five copies of 60 words whose last 0, 2, 5, 10 or 18
+	-- words differ (ids 200000 + 10f + m): Jaccard from about 0.45 to 0.95
+	INSERT INTO single
+	SELECT 200000 + f * 10 + m, b, minhash_sketch(b), simhash(doc => b)
+	FROM (SELECT f, m, (SELECT string_agg(CASE WHEN i > 60 - (ARRAY[0, 2, 5, 10, 18])[m + 1]
+											   THEN 'x' || (f * 1000 + m * 100 + i) ELSE 'g' || (f * 1000 + i) END, ' ')
+						FROM generate_series(1, 60) i) AS b
+		  FROM generate_series(1, 100) f, generate_series(0, 4) m) s;
 	CREATE TABLE docs (LIKE single INCLUDING ALL);
 	SELECT create_distributed_table('docs', 'id', shard_count => 4);
 	INSERT INTO docs SELECT * FROM single;
@@ -157,68 +166,69 @@ my ($ret, $out, $err) = $coord->psql('postgres',
 	"SELECT count(*) FROM near_duplicate_top_k('docs', 'sketch', 'id', '$sketch8', 2, progress => true)");
 like($err, qr/current transaction is aborted/, 'near_duplicate_top_k with progress => true fails on a distributed table');
 
-# 3. Discovery and clusters
-for my $f ('near_duplicate_pairs', 'near_duplicate_clusters')
-{
-	my ($ret, $out, $err) = $coord->psql('postgres', "\\set VERBOSITY verbose\nSELECT count(*) FROM $f('docs', 'sketch', 'id')");
-	like($err, qr/0A000: complex joins are only supported when all distributed tables are co-located/,
-		"$f on a distributed table fails with 0A000");
-}
-
-# The map-reduce of docs/operations.md, "Distributing with Citus": keys to a table distributed by
-# key, candidates reduced where their keys meet, then verified.  $keys: a
-# row's keys (of d), $required: keys a pair must share, $pair: (score,
-# distance) of x and y, $test: that they qualify.
-sub map_reduce
-{
-	my ($keys, $required, $pair, $test) = @_;
-	$coord->safe_psql('postgres', qq{
-		DROP TABLE IF EXISTS doc_keys, doc_candidates, doc_pairs;
-		SET citus.enable_repartition_joins = on;
-		CREATE TABLE doc_keys (band_key bigint, id bigint);
-		SELECT create_distributed_table('doc_keys', 'band_key');
-		INSERT INTO doc_keys SELECT k, d.id FROM docs d, unnest($keys) k;
-		CREATE TABLE doc_candidates (id_a bigint, id_b bigint);
-		SELECT create_distributed_table('doc_candidates', 'id_a', colocate_with => 'docs');
-		INSERT INTO doc_candidates
-		SELECT a.id, b.id FROM doc_keys a JOIN doc_keys b ON b.band_key = a.band_key AND b.id > a.id
-		GROUP BY a.id, b.id HAVING count(*) >= $required;
-		CREATE TABLE doc_pairs (id_a bigint, id_b bigint, similarity float8, distance int);
-		SELECT create_distributed_table('doc_pairs', 'id_a', colocate_with => 'docs');
-		INSERT INTO doc_pairs
-		SELECT c.id_a, c.id_b, $pair
-		FROM doc_candidates c JOIN docs x ON x.id = c.id_a JOIN docs y ON y.id = c.id_b
-		WHERE $test;});
-	return answer('SELECT * FROM doc_pairs');
-}
-
+# 3. Discovery and clusters: the same answers as on one server, on docs
+# (distributed by its bigint id, which the map-reduce's tables are colocated
+# with) and on by_tenant (distributed by another column, whose ids and
+# sketches the map-reduce copies first)
+$coord->safe_psql('postgres', q{
+	CREATE TABLE by_tenant (tenant int, id bigint, body text, sketch minhash, fp simhash);
+	SELECT create_distributed_table('by_tenant', 'tenant', shard_count => 3);
+	INSERT INTO by_tenant SELECT id % 5, id, body, sketch, fp FROM single;});
 my $cross = $coord->safe_psql('postgres', q{
 	SELECT count(*) FROM near_duplicate_pairs('single', 'sketch', 'id') p
 	WHERE get_shard_id_for_distribution_column('docs', p.id_a) <> get_shard_id_for_distribution_column('docs', p.id_b)});
 cmp_ok($cross, '>=', 300, "pairs across shards are planted ($cross)");
-for my $t (0.8, 0.5)
+isnt(answer(q{SELECT * FROM near_duplicate_pairs('single', 'sketch', 'id', 0.5)}),
+	answer(q{SELECT * FROM near_duplicate_pairs('single', 'sketch', 'id', 0.8)}),
+	'the graded families give other pairs at 0.5 than at 0.8');
+isnt(answer(q{SELECT * FROM near_duplicate_pairs('single', 'sketch', 'id', 0.8, verify_column => 'body')}),
+	answer(q{SELECT * FROM near_duplicate_pairs('single', 'sketch', 'id', 0.8)}),
+	'and verification changes the pairs at 0.8');
+# the work tables of a call, on every node
+sub work_tables
 {
-	my ($bands, $rows, $required) = split /\|/, $coord->safe_psql('postgres',
-		"SELECT bands, rows, required FROM lsh_banding((SELECT sketch FROM single LIMIT 1), $t)");
-	my $one = answer("SELECT * FROM near_duplicate_pairs('single', 'sketch', 'id', $t)");
-	my $mr = map_reduce("minhash_band_keys(d.sketch, $bands, $rows)", $required,
-		'similarity(x.sketch, y.sketch), NULL', "similarity(x.sketch, y.sketch) >= $t");
-	ok($one ne '' && $one eq $mr,
-		"minhash pairs at $t by map-reduce ($bands bands of $rows, $required shared) equal near_duplicate_pairs on one server");
-	next unless $t == 0.8;
-	$one = answer(q{SELECT * FROM near_duplicate_clusters('single', 'sketch', 'id')});
-	my $clusters = answer(q{
-		SELECT c.l[i][1] AS id, c.l[i][2] AS cluster_id
-		FROM (SELECT ndd_components(p.id_a, p.id_b) AS l FROM doc_pairs p) c, generate_subscripts(c.l, 1) i});
-	ok($one ne '' && $one eq $clusters, 'clusters by ndd_components over those pairs equal near_duplicate_clusters');
+	my $n = 0;
+	$n += $_->safe_psql('postgres', q{
+		SET citus.override_table_visibility = off;
+		SELECT count(*) FROM pg_class WHERE relname LIKE 'ndd\_pairs\_%'}) for ($coord, @workers);
+	return $n;
 }
-my $one = answer(q{SELECT * FROM near_duplicate_pairs('single', 'fp', 'id', max_distance => 3)});
-my $mr = map_reduce('simhash_keys(d.fp, 3)', 1,
-	'simhash_cosine(x.fp, y.fp), hamming_distance(x.fp, y.fp)', 'hamming_distance(x.fp, y.fp) <= 3');
-ok($one ne '' && $one eq $mr, 'simhash pairs within 3 bits by map-reduce equal near_duplicate_pairs on one server');
+for my $call ([ 'pairs at 0.8', q{near_duplicate_pairs('%s', 'sketch', 'id', 0.8)} ],
+	[ 'pairs at 0.5', q{near_duplicate_pairs('%s', 'sketch', 'id', 0.5)} ],
+	[ 'simhash pairs within 3 bits', q{near_duplicate_pairs('%s', 'fp', 'id', max_distance => 3)} ],
+	[ 'verified pairs at 0.8', q{near_duplicate_pairs('%s', 'sketch', 'id', 0.8, verify_column => 'body')} ],
+	[ 'clusters at 0.8', q{near_duplicate_clusters('%s', 'sketch', 'id')} ],
+	[ 'verified clusters at 0.8', q{near_duplicate_clusters('%s', 'sketch', 'id', 0.8, verify_column => 'body')} ],
+	[ 'simhash clusters', q{near_duplicate_clusters('%s', 'fp', 'id', max_distance => 3)} ])
+{
+	my ($what, $f) = @$call;
+	my $one = answer('SELECT * FROM ' . sprintf($f, 'single'));
+	for my $t ('docs', 'by_tenant')
+	{
+		is(answer('SELECT * FROM ' . sprintf($f, $t)), $one, "$what on $t equal the one-server answer");
+	}
+	ok($one ne '', "($what: not empty)");
+}
+is(work_tables(), 0, 'no work table is left on any node');
+# progress => true: the steps' NOTICEs with their counts
+($ret, $out, $err) = $coord->psql('postgres',
+	q{SELECT count(*) FROM near_duplicate_pairs('docs', 'sketch', 'id', progress => true)});
+is(scalar(() = $err =~ m{NOTICE:  ndd: [1-4]/4 \d+ [a-z ]+\nDETAIL:  \S+ so far}g), 4,
+	'progress => true reports the four steps with their counts and the time so far');
+# an error after the work tables are made (an id out of bigint's range, in
+# the copy of a table distributed otherwise) rolls them back on every node
+$coord->safe_psql('postgres', q{
+	CREATE TABLE numeric_ids (tenant int, id numeric, sketch minhash);
+	SELECT create_distributed_table('numeric_ids', 'tenant', shard_count => 2);
+	INSERT INTO numeric_ids SELECT id % 3, id, sketch FROM single;
+	INSERT INTO numeric_ids SELECT 1, 1e30, sketch FROM single WHERE id = 8;});
+($ret, $out, $err) = $coord->psql('postgres', "\\set VERBOSITY verbose\n"
+	  . q{SELECT count(*) FROM near_duplicate_pairs('numeric_ids', 'sketch', 'id')});
+like($err, qr/22003: bigint out of range/, 'an id out of range fails the map-reduce (22003)');
+is(work_tables(), 0, 'and leaves no work table on any node');
 
 # 4. The insert guard: Citus refuses triggers on a distributed table, and
-# ndd_maintain_clusters cannot build its table (it runs discovery)
+# ndd_maintain_clusters, whose triggers keep its clusters, refuses it
 ($ret, $out, $err) = $coord->psql('postgres', q{
 	\set VERBOSITY verbose
 	CREATE TRIGGER no_near_duplicates BEFORE INSERT OR UPDATE ON docs
@@ -227,7 +237,8 @@ like($err, qr/XX000: triggers are not supported on distributed tables/, 'Citus r
 ($ret, $out, $err) = $coord->psql('postgres', q{
 	\set VERBOSITY verbose
 	SELECT ndd_maintain_clusters('docs', 'sketch', 'id')});
-like($err, qr/0A000: complex joins/, 'ndd_maintain_clusters on a distributed table fails with 0A000');
+like($err, qr/0A000: clusters of relation "docs" cannot be kept current/,
+	'ndd_maintain_clusters on a distributed table fails with 0A000');
 is($coord->safe_psql('postgres', q{SELECT count(*) FROM pg_class WHERE relname = 'docs_clusters'}), '0',
 	'and leaves nothing behind');
 

@@ -38,6 +38,7 @@ OBJS = \
 	src/sqlgen/simhash_sql.o \
 	src/features/pairs.o \
 	src/features/pairs_citus.o \
+	src/features/citus_work.o \
 	src/features/discovery_engine.o \
 	src/features/discovery_scan.o \
 	src/features/discovery_count.o \
@@ -49,6 +50,7 @@ OBJS = \
 	src/features/discovery_verify.o \
 	src/features/components.o \
 	src/features/clusters.o \
+	src/features/clusters_citus.o \
 	src/features/top_k.o \
 	src/features/trigger.o \
 	src/features/live_clusters.o \

@@ -8,6 +8,8 @@
  *	   engine, SQL path and shards are the ones it picks), streamed from
  *	   the executor into a DestReceiver that joins them by union-find
  *	   (components.c): no row of them is copied.
+ *	   On a table Citus distributes the components are computed on the
+ *	   workers instead (clusters_citus.c), labelled by their smallest ids.
  *	2. Each id with its label, the smallest id of its component, straight
  *	   into the function's tuplestore; or, with representative_order, the
  *	   labels into a temporary table, a batch at a time, and each row with
@@ -38,6 +40,8 @@
 #include "utils/tuplestore.h"
 
 #include "base/sketch_column.h"
+#include "features/citus_work.h"
+#include "features/clusters_citus.h"
 #include "features/components.h"
 #include "sqlgen/spi_run.h"
 
@@ -281,6 +285,19 @@ near_duplicate_clusters(PG_FUNCTION_ARGS)
 		elog(ERROR, "near_duplicate_clusters: SPI_connect failed");
 	/* (a child of SPI's: gone with it, on error too) */
 	context = AllocSetContextCreate(CurrentMemoryContext, "ndd clusters", ALLOCSET_DEFAULT_SIZES);
+
+	/* on Citus: the components computed on the workers */
+	if (!PG_ARGISNULL(0) && CitusHashDistributed(PG_GETARG_OID(0)))
+	{
+		if (!PG_ARGISNULL(7))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("representative_order is not supported on a table distributed by Citus"),
+					 errdetail("Its clusters are labelled by their smallest id.")));
+		ClustersOnCitus(fcinfo, rsinfo->setResult, rsinfo->setDesc, progress);
+		SPI_finish();
+		return (Datum) 0;
+	}
 
 	/* 1. the components of the pairs */
 	components = JoinPairs(fcinfo, quote_identifier(get_namespace_name(ndd_nsp)), context);

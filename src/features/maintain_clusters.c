@@ -55,8 +55,8 @@
 
 #include "base/ndd_limits.h"
 #include "base/sketch_column.h"
+#include "features/citus_work.h"
 #include "features/guard.h"
-#include "features/pairs_citus.h"
 #include "sqlgen/sketch_sql.h"
 #include "sqlgen/spi_run.h"
 

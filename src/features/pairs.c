@@ -51,6 +51,7 @@
 #include "base/ndd_limits.h"
 #include "base/sketch_column.h"
 #include "features/discovery.h"
+#include "features/pairs.h"
 #include "features/pairs_citus.h"
 #include "keys/lsh.h"
 #include "sketch/simhash.h"
@@ -960,26 +961,61 @@ CitusProgress(void *arg, const char *message)
 	ereport(NOTICE, (errmsg_internal("%s", message), errdetail("%s", ElapsedText((Pairs *) arg))));
 }
 
-/* Steps 1-4 as a map-reduce that Citus runs on its workers (pairs_citus.c). */
+/* What pairs_citus.c needs of the call. */
 static void
-RunCitus(Pairs *p, Tuplestorestate *out, TupleDesc out_desc)
+CitusOf(Pairs *p, CitusPairs *c)
 {
-	CitusPairs	c = {0};
-
-	c.relid = p->relid;
-	c.tbl = p->tbl;
-	c.id_name = p->id_name;
-	c.sketch_name = p->sketch_name;
-	c.verify_name = p->verify_name;
-	c.kind = p->simhash ? SKETCH_SIMHASH : SKETCH_MINHASH;
-	c.rule = &p->rule;
-	c.threshold = p->threshold;
+	memset(c, 0, sizeof(CitusPairs));
+	c->relid = p->relid;
+	c->tbl = p->tbl;
+	c->id_name = p->id_name;
+	c->sketch_name = p->sketch_name;
+	c->verify_name = p->verify_name;
+	c->kind = p->simhash ? SKETCH_SIMHASH : SKETCH_MINHASH;
+	c->rule = &p->rule;
+	c->threshold = p->threshold;
 	/* shingled as ShingleKept shingles on one server */
-	c.unit = p->unit ? p->unit : "word";
-	c.shingle_size = p->unit ? p->shingle_size : NDD_SHINGLE_SIZE_DEFAULT;
-	c.progress = p->progress ? CitusProgress : NULL;
-	c.arg = p;
-	(void) CitusPairsRun(&c, out, out_desc);
+	c->unit = p->unit ? p->unit : "word";
+	c->shingle_size = p->unit ? p->shingle_size : NDD_SHINGLE_SIZE_DEFAULT;
+	c->progress = p->progress ? CitusProgress : NULL;
+	c->arg = p;
+}
+
+/*
+ * Step 0: the arguments, the shards, the path, and what the sketches are;
+ * false when the table has no sketch at all.  SPI is connected.
+ */
+static bool
+PreparePairs(FunctionCallInfo fcinfo, Pairs *p, bool *engine)
+{
+	p->started = GetCurrentTimestamp();
+	CheckArguments(fcinfo, p);
+	FindLeaves(p);
+	p->citus = !p->sharded && CitusHashDistributed(p->relid);
+	*engine = UseEngine(p);
+	if (p->simhash)
+		PlanSimhash(p);
+	else
+	{
+		if (!ReadSettings(p, *engine))
+			return false;
+		PlanMinhash(p);
+	}
+	return true;
+}
+
+uint64
+PairsOnCitusInto(FunctionCallInfo fcinfo, CitusWork *work, const char *into)
+{
+	Pairs		p = {0};
+	CitusPairs	c;
+	bool		engine;
+
+	if (!PreparePairs(fcinfo, &p, &engine))
+		return 0;
+	Assert(p.citus && !engine);
+	CitusOf(&p, &c);
+	return CitusPairsInto(&c, work, into);
 }
 
 PG_FUNCTION_INFO_V1(near_duplicate_pairs);
@@ -990,32 +1026,27 @@ near_duplicate_pairs(PG_FUNCTION_ARGS)
 	Pairs		p = {0};
 	bool		engine;
 
-	p.started = GetCurrentTimestamp();
 	InitMaterializedSRF(fcinfo, 0);
-	CheckArguments(fcinfo, &p);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "near_duplicate_pairs: SPI_connect failed");
 
-	/* 0. the shards, the path, and what the sketches are */
-	FindLeaves(&p);
-	p.citus = !p.sharded && CitusHashDistributed(p.relid);
-	engine = UseEngine(&p);
-	if (p.simhash)
-		PlanSimhash(&p);
-	else
+	/* 0. the arguments, the shards, the path, and what the sketches are */
+	if (!PreparePairs(fcinfo, &p, &engine))
 	{
-		if (!ReadSettings(&p, engine))
-		{
-			SPI_finish();
-			return (Datum) 0;
-		}
-		PlanMinhash(&p);
+		SPI_finish();
+		return (Datum) 0;
 	}
 
 	if (engine)
 		RunEngine(&p, rsinfo->setResult, rsinfo->setDesc);
 	else if (p.citus)
-		RunCitus(&p, rsinfo->setResult, rsinfo->setDesc);
+	{
+		/* steps 1-4 as a map-reduce that Citus runs on its workers */
+		CitusPairs	c;
+
+		CitusOf(&p, &c);
+		(void) CitusPairsRun(&c, rsinfo->setResult, rsinfo->setDesc);
+	}
 	else
 	{
 		/* 1. which keys occur more than once */

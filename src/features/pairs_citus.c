@@ -22,52 +22,28 @@
  *	   of its second row, where it is scored (and verified); the pairs that
  *	   qualify come back to the coordinator.
  *
- * The work tables are dropped at the end; an error or a cancel rolls their
- * creation back with the transaction, on every node.  They live in the
- * table's schema, named at random, and are created, never reused: a table
- * of the same name makes the call fail.  Every name is quoted and every
- * function and operator qualified, as on one server.
+ * The work tables (citus_work.c) are dropped at the end; an error or a
+ * cancel rolls their creation back with the transaction, on every node.
+ * Every name is quoted and every function and operator qualified, as on
+ * one server.  near_duplicate_clusters takes the pairs into a table of its
+ * own instead (clusters_citus.c).
  */
 #include "postgres.h"
 
-#include "catalog/namespace.h"
-#include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
-#include "common/pg_prng.h"
 #include "executor/spi.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
+#include "features/citus_work.h"
 #include "features/pairs_citus.h"
 #include "sqlgen/spi_run.h"
 
-/* the hash-distributed table's distribution column ($1 the table) */
-#define CITUS_DISTRIBUTION_SQL \
-	"SELECT pg_catalog.column_to_column_name(d.logicalrelid, d.partkey)\n" \
-	"FROM pg_catalog.pg_dist_partition d\n" \
-	"WHERE d.logicalrelid::pg_catalog.oid OPERATOR(pg_catalog.=) $1\n" \
-	"  AND d.partmethod OPERATOR(pg_catalog.=) 'h'::pg_catalog.\"char\""
-
-/* $1 a work table, $2 its distribution column, $3 what to colocate it with */
-#define CITUS_DISTRIBUTE_SQL \
-	"SELECT pg_catalog.create_distributed_table($1, $2, colocate_with => $3)"
-
-/* or $3 its shards, as many as the table's ($1) */
-#define CITUS_DISTRIBUTE_COUNTED_SQL \
-	"SELECT pg_catalog.create_distributed_table($1, $2, shard_count => $3)"
-#define CITUS_SHARD_COUNT_SQL \
-	"SELECT pg_catalog.count(*)::pg_catalog.int4 FROM pg_catalog.pg_dist_shard s\n" \
-	"WHERE s.logicalrelid::pg_catalog.oid OPERATOR(pg_catalog.=) $1"
-
-/* step 0: the work tables; %1$s the name, %2$s a sketch type or the summary's */
-#define CITUS_ROWS_TABLE_SQL \
-	"CREATE TABLE %1$s (id pg_catalog.int8, sketch %2$s, body pg_catalog.text)"
-#define CITUS_KEYS_TABLE_SQL \
-	"CREATE TABLE %1$s (band_key pg_catalog.int8, id pg_catalog.int8, summary %2$s)"
-#define CITUS_PAIRS_TABLE_SQL \
-	"CREATE TABLE %1$s (id_a pg_catalog.int8, id_b pg_catalog.int8)"
-#define CITUS_HALVES_TABLE_SQL \
-	"CREATE TABLE %1$s (id_a pg_catalog.int8, id_b pg_catalog.int8, sketch_a %2$s, body_a pg_catalog.text)"
+/* step 0: the work tables' columns; %s a sketch type or the summary's */
+#define CITUS_ROWS_COLUMNS "id pg_catalog.int8, sketch %s, body pg_catalog.text"
+#define CITUS_KEYS_COLUMNS "band_key pg_catalog.int8, id pg_catalog.int8, summary %s"
+#define CITUS_PAIRS_COLUMNS "id_a pg_catalog.int8, id_b pg_catalog.int8"
+#define CITUS_HALVES_COLUMNS "id_a pg_catalog.int8, id_b pg_catalog.int8, sketch_a %s, body_a pg_catalog.text"
 
 /*
  * step 0, a table distributed otherwise: its ids, sketches and texts by id.
@@ -132,6 +108,13 @@
 	"      WHERE %5$s) v(id_a, id_b, similarity, distance, j)\n" \
 	"WHERE v.j OPERATOR(pg_catalog.>=) $3"
 
+/*
+ * Into a table of pairs (u, v): %1$s the table, %2$s the answer's query
+ * (its columns id_a, id_b, similarity, distance).
+ */
+#define CITUS_INTO_SQL \
+	"INSERT INTO %1$s (u, v) SELECT a.id_a, a.id_b FROM (%2$s) a"
+
 /* the work tables, each name quoted and qualified */
 typedef struct WorkTables
 {
@@ -163,99 +146,31 @@ Progress(const CitusPairs *c, const char *message)
 		c->progress(c->arg, message);
 }
 
-/* The distribution column of a hash-distributed table; NULL otherwise. */
-static char *
-DistributionColumn(Oid relid)
-{
-	Oid			types[1] = {OIDOID};
-	Datum		args[1] = {ObjectIdGetDatum(relid)};
-
-	if (!OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)))
-		return NULL;
-	Exec(CITUS_DISTRIBUTION_SQL, 1, types, args);
-	if (SPI_processed == 0)
-		return NULL;
-	return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-}
-
-bool
-CitusHashDistributed(Oid relid)
-{
-	return DistributionColumn(relid) != NULL;
-}
-
-/*
- * Step 0: a new work table, distributed by column and colocated with
- * colocate_with (a table's name); or, without it, in as many shards as the
- * table (whose shards' count decides how the work is split).
- */
-static void
-Distribute(const CitusPairs *c, const char *create, const char *schema, const char *name,
-		   const char *column, const char *colocate_with)
-{
-	Oid			types[3] = {REGCLASSOID, TEXTOID, TEXTOID};
-	Datum		args[3];
-	Oid			relid;
-	bool		isnull;
-
-	Exec(create, 0, NULL, NULL);
-	relid = get_relname_relid(name, get_namespace_oid(schema, false));
-	Assert(OidIsValid(relid));
-	args[0] = ObjectIdGetDatum(relid);
-	args[1] = CStringGetTextDatum(column);
-	if (colocate_with)
-	{
-		args[2] = CStringGetTextDatum(colocate_with);
-		Exec(CITUS_DISTRIBUTE_SQL, 3, types, args);
-		return;
-	}
-	types[2] = OIDOID;
-	args[2] = ObjectIdGetDatum(c->relid);
-	Exec(CITUS_SHARD_COUNT_SQL, 1, &types[2], &args[2]);
-	args[2] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-	types[2] = INT4OID;
-	Exec(CITUS_DISTRIBUTE_COUNTED_SQL, 3, types, args);
-}
-
-/* A work table's name, quoted and qualified: the call's prefix and its role. */
-static const char *
-WorkName(const char *schema, const char *prefix, const char *role, const char **bare)
-{
-	*bare = psprintf("%s_%s", prefix, role);
-	return psprintf("%s.%s", quote_identifier(schema), quote_identifier(*bare));
-}
-
 /*
  * Step 0: the work tables, and where the rows are read.  The table itself
  * serves when it is distributed by its id of type bigint, with which the
  * pairs' tables can be colocated; else a copy of its ids, sketches and
- * texts, distributed by id.
+ * texts, distributed by id in as many shards as the table.
  */
 static void
-CreateWorkTables(const CitusPairs *c, WorkTables *w, RowSource *src)
+CreateWorkTables(const CitusPairs *c, CitusWork *work, WorkTables *w, RowSource *src)
 {
-	const char *schema = get_namespace_name(get_rel_namespace(c->relid));
-	const char *prefix = psprintf("ndd_pairs_%016llx",
-								  (unsigned long long) pg_prng_uint64(&pg_global_prng_state));
-	const char *ndd = c->rule->ndd;
-	const char *sketch_type = psprintf("%s.%s", ndd, c->kind == SKETCH_SIMHASH ? "simhash" : "minhash");
+	const char *sketch_type = psprintf("%s.%s", c->rule->ndd,
+									   c->kind == SKETCH_SIMHASH ? "simhash" : "minhash");
 	const char *colocate = c->tbl;
-	const char *bare;
-	char	   *column = DistributionColumn(c->relid);
-	AttrNumber	id_att = get_attnum(c->relid, c->id_name);
+	char	   *column = CitusDistributionColumn(c->relid);
 
 	src->rows = c->tbl;
 	src->id = quote_identifier(c->id_name);
 	src->sketch = quote_identifier(c->sketch_name);
 	w->rows = w->copy_rows = NULL;
 	if (column == NULL || strcmp(column, c->id_name) != 0 ||
-		get_atttype(c->relid, id_att) != INT8OID)
+		get_atttype(c->relid, get_attnum(c->relid, c->id_name)) != INT8OID)
 	{
 		const char *text_of_t = c->verify_name ?
 			psprintf("t.%s::pg_catalog.text", quote_identifier(c->verify_name)) : "NULL::pg_catalog.text";
 
-		w->rows = WorkName(schema, prefix, "rows", &bare);
-		Distribute(c, psprintf(CITUS_ROWS_TABLE_SQL, w->rows, sketch_type), schema, bare, "id", NULL);
+		w->rows = CitusWorkTable(work, "rows", psprintf(CITUS_ROWS_COLUMNS, sketch_type), "id", NULL);
 		w->copy_rows = psprintf(CITUS_COPY_ROWS_SQL, w->rows, c->tbl, src->id, src->sketch, text_of_t);
 		src->rows = colocate = w->rows;
 		src->id = "id";
@@ -271,15 +186,11 @@ CreateWorkTables(const CitusPairs *c, WorkTables *w, RowSource *src)
 	else
 		src->text_of_x = src->text_of_y = "NULL::pg_catalog.text";
 
-	w->keys = WorkName(schema, prefix, "keys", &bare);
-	Distribute(c, psprintf(CITUS_KEYS_TABLE_SQL, w->keys, c->rule->sql->summary_type(c->rule)),
-			   schema, bare, "band_key", colocate);
-	w->shared = WorkName(schema, prefix, "shared", &bare);
-	Distribute(c, psprintf(CITUS_PAIRS_TABLE_SQL, w->shared), schema, bare, "id_a", colocate);
-	w->candidates = WorkName(schema, prefix, "candidates", &bare);
-	Distribute(c, psprintf(CITUS_PAIRS_TABLE_SQL, w->candidates), schema, bare, "id_a", colocate);
-	w->halves = WorkName(schema, prefix, "halves", &bare);
-	Distribute(c, psprintf(CITUS_HALVES_TABLE_SQL, w->halves, sketch_type), schema, bare, "id_b", colocate);
+	w->keys = CitusWorkTable(work, "keys", psprintf(CITUS_KEYS_COLUMNS, c->rule->sql->summary_type(c->rule)),
+							 "band_key", colocate);
+	w->shared = CitusWorkTable(work, "shared", CITUS_PAIRS_COLUMNS, "id_a", colocate);
+	w->candidates = CitusWorkTable(work, "candidates", CITUS_PAIRS_COLUMNS, "id_a", colocate);
+	w->halves = CitusWorkTable(work, "halves", psprintf(CITUS_HALVES_COLUMNS, sketch_type), "id_b", colocate);
 }
 
 /* Steps 1-3: the candidates, in w->candidates (after the copy of the rows). */
@@ -308,55 +219,81 @@ FindCandidates(const CitusPairs *c, const WorkTables *w, const RowSource *src)
 	Progress(c, psprintf("ndd: 3/4 " UINT64_FORMAT " candidate pairs", SPI_processed));
 }
 
-/* Step 4: the candidates scored (and verified) where their second rows are. */
-static uint64
-ScoreCandidates(const CitusPairs *c, const WorkTables *w, const RowSource *src,
-				Tuplestorestate *out, TupleDesc out_desc)
+/*
+ * Step 4: each candidate with its first row's sketch (and text) where its
+ * second row is; the query that scores (and verifies) it there, whose
+ * parameters *nargs, types and args give.
+ */
+static char *
+ScoringQuery(const CitusPairs *c, const WorkTables *w, const RowSource *src,
+			 int *nargs, Oid *types, Datum *args)
 {
 	const SketchRule *rule = c->rule;
 	const char *y = psprintf("y.%s", src->sketch);
-	Oid			types[3] = {INT4OID, TEXTOID, FLOAT8OID};
-	Datum		args[3];
-	Portal		portal;
 
 	Exec(psprintf(CITUS_HALVES_SQL, w->halves, w->candidates, src->rows, src->id, src->sketch,
 				  src->text_of_x), 0, NULL, NULL);
 	if (c->verify_name == NULL)
-		portal = SPI_cursor_open_with_args(NULL,
-										   psprintf(CITUS_ANSWER_SQL, w->halves, src->rows, src->id,
-													rule->sql->report(rule, "h.sketch_a", y),
-													rule->sql->qualifies(rule, "h.sketch_a", y)),
-										   0, NULL, NULL, NULL, false, 0);
-	else
 	{
-		args[0] = Int32GetDatum(c->shingle_size);
-		args[1] = CStringGetTextDatum(c->unit);
-		args[2] = Float8GetDatum(c->threshold);
-		portal = SPI_cursor_open_with_args(NULL,
-										   psprintf(CITUS_VERIFIED_SQL, w->halves, src->rows, src->id,
-													rule->sql->report(rule, "h.sketch_a", y),
-													rule->sql->qualifies(rule, "h.sketch_a", y),
-													rule->ndd, src->text_of_y),
-										   3, types, args, NULL, false, 0);
+		*nargs = 0;
+		return psprintf(CITUS_ANSWER_SQL, w->halves, src->rows, src->id,
+						rule->sql->report(rule, "h.sketch_a", y), rule->sql->qualifies(rule, "h.sketch_a", y));
 	}
-	return CopyCursor(portal, out, out_desc);
+	*nargs = 3;
+	types[0] = INT4OID;
+	types[1] = TEXTOID;
+	types[2] = FLOAT8OID;
+	args[0] = Int32GetDatum(c->shingle_size);
+	args[1] = CStringGetTextDatum(c->unit);
+	args[2] = Float8GetDatum(c->threshold);
+	return psprintf(CITUS_VERIFIED_SQL, w->halves, src->rows, src->id,
+					rule->sql->report(rule, "h.sketch_a", y), rule->sql->qualifies(rule, "h.sketch_a", y),
+					rule->ndd, src->text_of_y);
+}
+
+/* Steps 0-4 up to the scoring query, the work tables in work. */
+static char *
+MapReduce(const CitusPairs *c, CitusWork *work, int *nargs, Oid *types, Datum *args)
+{
+	WorkTables	w;
+	RowSource	src;
+
+	/* 0. the work tables */
+	CreateWorkTables(c, work, &w, &src);
+	/* 1-3. the candidates */
+	FindCandidates(c, &w, &src);
+	/* 4. taken where their second rows are */
+	return ScoringQuery(c, &w, &src, nargs, types, args);
 }
 
 uint64
 CitusPairsRun(const CitusPairs *c, Tuplestorestate *out, TupleDesc out_desc)
 {
-	WorkTables	w;
-	RowSource	src;
+	CitusWork	work;
+	int			nargs;
+	Oid			types[3];
+	Datum		args[3];
+	char	   *query;
 	uint64		n;
 
-	/* 0. the work tables */
-	CreateWorkTables(c, &w, &src);
-	/* 1-3. the candidates */
-	FindCandidates(c, &w, &src);
-	/* 4. scored where their rows are */
-	n = ScoreCandidates(c, &w, &src, out, out_desc);
-	Exec(psprintf("DROP TABLE %s, %s, %s, %s%s%s", w.keys, w.shared, w.candidates, w.halves,
-				  w.rows ? ", " : "", w.rows ? w.rows : ""), 0, NULL, NULL);
+	CitusWorkInit(&work, c->relid);
+	query = MapReduce(c, &work, &nargs, types, args);
+	n = CopyCursor(SPI_cursor_open_with_args(NULL, query, nargs, types, args, NULL, false, 0),
+				   out, out_desc);
+	CitusWorkDrop(&work);
 	Progress(c, psprintf("ndd: 4/4 " UINT64_FORMAT " pairs", n));
 	return n;
+}
+
+uint64
+CitusPairsInto(const CitusPairs *c, CitusWork *work, const char *into)
+{
+	int			nargs;
+	Oid			types[3];
+	Datum		args[3];
+	char	   *query = MapReduce(c, work, &nargs, types, args);
+
+	Exec(psprintf(CITUS_INTO_SQL, into, query), nargs, types, args);
+	Progress(c, psprintf("ndd: 4/4 " UINT64_FORMAT " pairs", SPI_processed));
+	return SPI_processed;
 }

@@ -9,7 +9,8 @@
 # Citus runs on the workers (pairs_citus.c), with the one-server answers:
 # on a table distributed by its bigint id, and on one distributed by
 # another column; nothing of the map-reduce is left on any node after
-# success or error.  ndd_maintain_clusters refuses a distributed table
+# success or error; clusters are computed on the workers (large-star and
+# small-star).  ndd_maintain_clusters refuses a distributed table
 # (0A000).  The insert guard is refused by Citus on a distributed table;
 # forced, it checks each shard on its own.
 use strict;
@@ -65,6 +66,12 @@ $coord->safe_psql('postgres', q{
 											   THEN 'x' || (f * 1000 + m * 100 + i) ELSE 'g' || (f * 1000 + i) END, ' ')
 						FROM generate_series(1, 60) i) AS b
 		  FROM generate_series(1, 100) f, generate_series(0, 4) m) s;
+	-- a chain of 80 windows of 60 words, each one word on from the last
+	-- (ids 300000 + k): one cluster of long paths
+	INSERT INTO single
+	SELECT 300000 + k, b, minhash_sketch(b), simhash(doc => b)
+	FROM (SELECT k, (SELECT string_agg('c' || i, ' ') FROM generate_series(k, k + 59) i) AS b
+		  FROM generate_series(0, 79) k) s;
 	CREATE TABLE docs (LIKE single INCLUDING ALL);
 	SELECT create_distributed_table('docs', 'id', shard_count => 4);
 	INSERT INTO docs SELECT * FROM single;
@@ -210,6 +217,17 @@ for my $call ([ 'pairs at 0.8', q{near_duplicate_pairs('%s', 'sketch', 'id', 0.8
 	ok($one ne '', "($what: not empty)");
 }
 is(work_tables(), 0, 'no work table is left on any node');
+# the components on the workers: rounds of large-star and small-star, more
+# than one for the chain, until one changes nothing
+($ret, $out, $err) = $coord->psql('postgres',
+	q{SELECT count(*) FROM near_duplicate_clusters('docs', 'sketch', 'id', progress => true)});
+my @rounds = $err =~ m{NOTICE:  ndd: components, round \d+: (\d+) edges changed}g;
+cmp_ok(scalar(@rounds), '>=', 3, 'clusters on docs take rounds on the workers (' . scalar(@rounds) . ')');
+is($rounds[-1], '0', 'the last of them changes no edge');
+($ret, $out, $err) = $coord->psql('postgres', "\\set VERBOSITY verbose\n"
+	  . q{SELECT count(*) FROM near_duplicate_clusters('docs', 'sketch', 'id', representative_order => 'id DESC')});
+like($err, qr/0A000: representative_order is not supported on a table distributed by Citus/,
+	'representative_order on a distributed table fails with 0A000');
 # progress => true: the steps' NOTICEs with their counts
 ($ret, $out, $err) = $coord->psql('postgres',
 	q{SELECT count(*) FROM near_duplicate_pairs('docs', 'sketch', 'id', progress => true)});

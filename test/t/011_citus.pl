@@ -139,6 +139,14 @@ is($coord->safe_psql('postgres', qq{
 	SET ndd.similarity_threshold = 0.99;
 	SELECT (SELECT count(*) FROM single WHERE sketch % '$sketch8') || ' ' || (SELECT count(*) FROM docs WHERE sketch % '$sketch8')}),
 	'1 2', '% on the distributed table uses the workers\' threshold (0.8), not the coordinator\'s (0.99)');
+# SET LOCAL inside a transaction reaches them when Citus propagates it
+is($coord->safe_psql('postgres', qq{
+	BEGIN;
+	SET LOCAL citus.propagate_set_commands = 'local';
+	SET LOCAL ndd.similarity_threshold = 0.99;
+	SELECT (SELECT count(*) FROM single WHERE sketch % '$sketch8') || ' ' || (SELECT count(*) FROM docs WHERE sketch % '$sketch8');
+	COMMIT;}),
+	'1 1', '% uses the coordinator\'s SET LOCAL threshold where citus.propagate_set_commands = local sends it');
 
 # 2. Top-k: passes of similar() sent to the shards (counting, which reads
 # the coordinator's empty shell of the table, is skipped)

@@ -17,6 +17,7 @@ typedef struct CitusWork
 	const char *schema;			/* its schema, where the work tables go */
 	const char *prefix;			/* ndd_pairs_<random> */
 	List	   *tables;			/* of const char *, quoted and qualified */
+	int			guc_nest_level; /* of the call's citus.shard_replication_factor */
 } CitusWork;
 
 /* The distribution column of a table Citus distributes by hash; NULL otherwise. */
@@ -25,6 +26,10 @@ extern char *CitusDistributionColumn(Oid relid);
 /* Is relid a table that Citus distributes by hash?  False where Citus is not installed. */
 extern bool CitusHashDistributed(Oid relid);
 
+/* Does Citus know relid (distributed, reference or Citus local)? */
+extern bool CitusKnows(Oid relid);
+
+/* The call's work tables: none yet; the settings they are made with. */
 extern void CitusWorkInit(CitusWork *w, Oid relid);
 
 /*
@@ -36,7 +41,10 @@ extern void CitusWorkInit(CitusWork *w, Oid relid);
 extern const char *CitusWorkTable(CitusWork *w, const char *role, const char *columns,
 								  const char *column, const char *colocate_with);
 
-/* Drop every work table. */
+/* Drop every work table, and undo the settings. */
 extern void CitusWorkDrop(CitusWork *w);
+
+/* Statistics of a filled work table, for the workers' plans of the next step. */
+extern void CitusWorkAnalyze(const char *table);
 
 #endif							/* NDD_CITUS_WORK_H */

@@ -115,6 +115,7 @@ Star(const char *sql, const char *from, const char *into, const char *emitted)
 	Exec(psprintf(sql, emitted, from));
 	Exec(psprintf("DELETE FROM %s", into));
 	Exec(psprintf(DISTINCT_EDGES_SQL, into, emitted));
+	CitusWorkAnalyze(into);
 }
 
 /* How many edges differ between two graphs. */
@@ -165,15 +166,16 @@ ClustersOnCitus(FunctionCallInfo fcinfo, Tuplestorestate *out, TupleDesc out_des
 	const char *emitted;
 	uint64		n;
 
-	/* 1. the pairs, as edges both ways */
+	/* 1. the pairs (their own work tables gone), as edges both ways */
 	CitusWorkInit(&work, PG_GETARG_OID(0));
-	edges = CitusWorkTable(&work, "edges", EDGES_COLUMNS, "u", NULL);
-	next = CitusWorkTable(&work, "next", EDGES_COLUMNS, "u", edges);
-	after = CitusWorkTable(&work, "after", EDGES_COLUMNS, "u", edges);
-	emitted = CitusWorkTable(&work, "emitted", EDGES_COLUMNS, "u", edges);
-	(void) PairsOnCitusInto(fcinfo, &work, emitted);
+	emitted = CitusWorkTable(&work, "emitted", EDGES_COLUMNS, "u", NULL);
+	(void) PairsOnCitusInto(fcinfo, emitted);
+	edges = CitusWorkTable(&work, "edges", EDGES_COLUMNS, "u", emitted);
+	next = CitusWorkTable(&work, "next", EDGES_COLUMNS, "u", emitted);
+	after = CitusWorkTable(&work, "after", EDGES_COLUMNS, "u", emitted);
 	Exec(psprintf(EDGES_SQL, edges, "e.u, e.v", emitted));
 	Exec(psprintf(EDGES_SQL, edges, "e.v, e.u", emitted));
+	CitusWorkAnalyze(edges);
 
 	/* 2. large-star and small-star until nothing changes */
 	edges = Converge(edges, next, after, emitted, progress, started);

@@ -50,6 +50,7 @@
 
 #include "base/ndd_limits.h"
 #include "base/sketch_column.h"
+#include "features/citus_work.h"
 #include "features/discovery.h"
 #include "features/pairs.h"
 #include "features/pairs_citus.h"
@@ -865,31 +866,6 @@ EngineProgress(void *arg, const char *message, double done)
 }
 
 /*
- * A table Citus distributes, or keeps on the coordinator: on the
- * coordinator a distributed table's heap is an empty shell whose rows are
- * on the workers, which only a query planned by Citus reaches.  Asked of
- * Citus's catalog, where Citus is installed.
- */
-#define PAIRS_CITUS_SQL \
-	"SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_partition d\n" \
-	"               WHERE d.logicalrelid::pg_catalog.oid OPERATOR(pg_catalog.=) $1)"
-
-static bool
-DistributedByCitus(Pairs *p)
-{
-	Oid			types[1] = {OIDOID};
-	Datum		args[1] = {ObjectIdGetDatum(p->relid)};
-	bool		isnull;
-	Datum		distributed;
-
-	if (!OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)))
-		return false;
-	Exec(PAIRS_CITUS_SQL, 1, types, args, NULL);
-	distributed = FirstValue(&isnull);
-	return !isnull && DatumGetBool(distributed);
-}
-
-/*
  * Step 0: whether the discovery engine answers (discovery.h): by
  * ndd.discovery_path, where it can read the table as the SQL path does.
  */
@@ -902,7 +878,7 @@ UseEngine(Pairs *p)
 		return false;
 	if (p->sharded)
 		why = "The table is partitioned over shards";
-	else if (p->citus || DistributedByCitus(p))
+	else if (p->citus || CitusKnows(p->relid))
 		why = "The table is distributed by Citus";
 	else
 		(void) DiscoveryEngineReads(p->relid, p->sketch_name, p->id_name, p->verify_name, &why);
@@ -1005,7 +981,7 @@ PreparePairs(FunctionCallInfo fcinfo, Pairs *p, bool *engine)
 }
 
 uint64
-PairsOnCitusInto(FunctionCallInfo fcinfo, CitusWork *work, const char *into)
+PairsOnCitusInto(FunctionCallInfo fcinfo, const char *into)
 {
 	Pairs		p = {0};
 	CitusPairs	c;
@@ -1015,7 +991,7 @@ PairsOnCitusInto(FunctionCallInfo fcinfo, CitusWork *work, const char *into)
 		return 0;
 	Assert(p.citus && !engine);
 	CitusOf(&p, &c);
-	return CitusPairsInto(&c, work, into);
+	return CitusPairsInto(&c, into);
 }
 
 PG_FUNCTION_INFO_V1(near_duplicate_pairs);

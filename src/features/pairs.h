@@ -9,14 +9,13 @@
 
 #include "fmgr.h"
 
-#include "features/citus_work.h"
 
 /*
  * On a table Citus distributes by hash (CitusHashDistributed): the pairs of
  * the call's first seven arguments, as near_duplicate_pairs takes them,
- * into a distributed table of columns (u, v), the work tables in work; their
- * count.  SPI is connected.
+ * into a distributed table of columns (u, v); their count.  SPI is
+ * connected.
  */
-extern uint64 PairsOnCitusInto(FunctionCallInfo fcinfo, CitusWork *work, const char *into);
+extern uint64 PairsOnCitusInto(FunctionCallInfo fcinfo, const char *into);
 
 #endif							/* NDD_PAIRS_H */

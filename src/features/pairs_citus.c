@@ -208,6 +208,7 @@ FindCandidates(const CitusPairs *c, const WorkTables *w, const RowSource *src)
 	Exec(psprintf(CITUS_KEYS_SQL, w->keys, src->rows, src->id, rule->sql->keys(rule, s),
 				  rule->sql->summary(rule, s), src->sketch), 0, NULL, NULL);
 	Progress(c, psprintf("ndd: 1/4 " UINT64_FORMAT " keys sent to the shards of their keys", SPI_processed));
+	CitusWorkAnalyze(w->keys);
 
 	/* 2. every two rows of a key whose summaries pass, by first row */
 	Exec(psprintf(CITUS_SHARED_SQL, w->shared, w->keys,
@@ -286,14 +287,20 @@ CitusPairsRun(const CitusPairs *c, Tuplestorestate *out, TupleDesc out_desc)
 }
 
 uint64
-CitusPairsInto(const CitusPairs *c, CitusWork *work, const char *into)
+CitusPairsInto(const CitusPairs *c, const char *into)
 {
+	CitusWork	work;
 	int			nargs;
 	Oid			types[3];
 	Datum		args[3];
-	char	   *query = MapReduce(c, work, &nargs, types, args);
+	char	   *query;
+	uint64		n;
 
+	CitusWorkInit(&work, c->relid);
+	query = MapReduce(c, &work, &nargs, types, args);
 	Exec(psprintf(CITUS_INTO_SQL, into, query), nargs, types, args);
-	Progress(c, psprintf("ndd: 4/4 " UINT64_FORMAT " pairs", SPI_processed));
-	return SPI_processed;
+	n = SPI_processed;
+	CitusWorkDrop(&work);
+	Progress(c, psprintf("ndd: 4/4 " UINT64_FORMAT " pairs", n));
+	return n;
 }

@@ -11,7 +11,6 @@
 #include "access/tupdesc.h"
 #include "utils/tuplestore.h"
 
-#include "features/citus_work.h"
 #include "sqlgen/sketch_sql.h"
 
 /* what pairs.c knows of the call, the names as the caller gave them */
@@ -36,11 +35,7 @@ typedef struct CitusPairs
 /* Every qualifying pair into out, as near_duplicate_pairs returns them; their count. */
 extern uint64 CitusPairsRun(const CitusPairs *c, Tuplestorestate *out, TupleDesc out_desc);
 
-/*
- * Every qualifying pair (id_a, id_b) into into, a distributed table of
- * columns (u, v), the work tables in work (for the caller to drop); their
- * count.
- */
-extern uint64 CitusPairsInto(const CitusPairs *c, CitusWork *work, const char *into);
+/* Every qualifying pair (id_a, id_b) into into, a distributed table of columns (u, v); their count. */
+extern uint64 CitusPairsInto(const CitusPairs *c, const char *into);
 
 #endif							/* NDD_PAIRS_CITUS_H */

@@ -225,6 +225,25 @@ for my $call ([ 'pairs at 0.8', q{near_duplicate_pairs('%s', 'sketch', 'id', 0.8
 	ok($one ne '', "($what: not empty)");
 }
 is(work_tables(), 0, 'no work table is left on any node');
+# the session's settings do not change what runs: a table made with two
+# placements a shard (its work tables get as many, to be colocated with
+# it), and columnar as the default access method (the work tables are heap)
+$coord->safe_psql('postgres', q{
+	SET citus.shard_replication_factor = 2;
+	CREATE TABLE replicated (LIKE single);
+	SELECT create_distributed_table('replicated', 'id', shard_count => 2);
+	INSERT INTO replicated SELECT * FROM single;});
+is(answer(q{SELECT * FROM near_duplicate_pairs('replicated', 'sketch', 'id')}),
+	answer(q{SELECT * FROM near_duplicate_pairs('single', 'sketch', 'id')}),
+	'pairs on a table of two placements a shard equal the one-server answer');
+is($coord->safe_psql('postgres', q{
+	CREATE EXTENSION IF NOT EXISTS citus_columnar;
+	SET default_table_access_method = columnar;
+	SELECT coalesce(string_agg(x::text, ';' ORDER BY x::text), '') FROM near_duplicate_clusters('docs', 'sketch', 'id') x}),
+	answer(q{SELECT * FROM near_duplicate_clusters('single', 'sketch', 'id')}),
+	'clusters with columnar as the default access method equal the one-server answer');
+is($coord->safe_psql('postgres', q{SHOW citus.shard_replication_factor}), '1',
+	'and the call leaves the session\'s settings as they were');
 # the components on the workers: rounds of large-star and small-star, more
 # than one for the chain, until one changes nothing
 ($ret, $out, $err) = $coord->psql('postgres',
